@@ -1,0 +1,14 @@
+/** Lifecycle of an action. `done`, `cancelled` and `failed` are final states. */
+export const ACTION_STATUSES = ['pending', 'running', 'done', 'failed', 'cancelled'] as const;
+export type ActionStatus = (typeof ACTION_STATUSES)[number];
+
+/**
+ * What a final failure does to the group: `block` keeps later actions waiting
+ * until an operator retries or cancels; `skip` lets the group move on.
+ */
+export const FAILURE_POLICIES = ['block', 'skip'] as const;
+export type FailurePolicy = (typeof FAILURE_POLICIES)[number];
+
+/** Outcome of one execution attempt, as recorded in the trace. */
+export const ATTEMPT_OUTCOMES = ['done', 'error', 'lease_expired', 'released'] as const;
+export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];

@@ -1,0 +1,253 @@
+import { BadRequestException, ConflictException, Inject, Injectable, NotFoundException } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { Settings } from '../config/settings';
+import { SETTINGS } from '../config/settings.token';
+import { ActionHandlersRegistry } from '../handlers/action-handlers.registry';
+import { ActionResource, AttemptResource, GroupResource, StatsResource, toActionResource, toAttemptResource } from './action.resource';
+import { CreateActionDto } from './dto/create-action.dto';
+import { lockIdProblem } from './dto/lock-id.validator';
+import { ListActionsQuery } from './dto/list-actions.query';
+import { ActionRow } from './sql/action-columns.sql';
+import { INSERT_ACTIONS_SQL, LOCK_GROUPS_SQL, SELECT_BY_IDEMPOTENCY_KEYS_SQL } from './sql/enqueue-actions.sql';
+import {
+  CANCEL_ACTION_SQL,
+  LIST_ACTIONS_SQL,
+  LOCK_FAILED_SKIP_SQL,
+  RETRY_IN_PLACE_SQL,
+  SELECT_ACTION_SQL,
+  SELECT_GROUP_SQL,
+  SELECT_TRACE_SQL,
+  STATS_SQL,
+} from './sql/manage-actions.sql';
+
+/** What to enqueue; the same fields as the REST body. `lockId` as a decimal string or safe integer. */
+export type EnqueueInput = Omit<CreateActionDto, 'lockId'> & { lockId?: string | number | null };
+
+/** An enqueued action and whether it was created now (false: an idempotency key matched). */
+export interface EnqueueResult {
+  action: ActionResource;
+  created: boolean;
+}
+
+/**
+ * Enqueues, reads and manages actions. Injectable into any module, so
+ * in-process code can enqueue too, optionally inside its own TypeORM
+ * transaction (pass its EntityManager) to make the enqueue atomic with its
+ * business writes: the action becomes visible when that transaction commits.
+ */
+@Injectable()
+export class ActionsService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly registry: ActionHandlersRegistry,
+    @Inject(SETTINGS) private readonly settings: Settings,
+  ) {}
+
+  /**
+   * Enqueues one action.
+   * @param input the action; `type` must have a registered handler.
+   * @param manager run inside this transaction instead of a new one.
+   * @returns the action, and `created: false` if its idempotency key was already used.
+   * @throws BadRequestException naming the field; ConflictException when the key was used for another action.
+   */
+  async enqueue(input: EnqueueInput, manager?: EntityManager): Promise<EnqueueResult> {
+    const [result] = await this.insert([input], manager, () => '');
+    return result;
+  }
+
+  /**
+   * Enqueues many actions, all or nothing. Within a group, input order is
+   * processing order.
+   * @param inputs 1..n actions.
+   * @param manager run inside this transaction instead of a new one.
+   * @returns one result per input, in input order.
+   * @throws BadRequestException naming the field (`actions.3.type`) when any item is invalid; nothing is written.
+   */
+  enqueueBatch(inputs: EnqueueInput[], manager?: EntityManager): Promise<EnqueueResult[]> {
+    return this.insert(inputs, manager, (i) => `actions.${i}.`);
+  }
+
+  private async insert(inputs: EnqueueInput[], manager: EntityManager | undefined, prefix: (i: number) => string): Promise<EnqueueResult[]> {
+    const items = inputs.map((input, i) => this.normalise(input, prefix(i)));
+    const keys = items.map((it) => it.idempotencyKey).filter((k): k is string => k !== null);
+    const seen = new Set<string>();
+    keys.forEach((k) => {
+      if (seen.has(k)) throw new BadRequestException([`actions: idempotencyKey "${k}" appears twice in one batch`]);
+      seen.add(k);
+    });
+    const run = async (m: EntityManager) => {
+      await m.query(LOCK_GROUPS_SQL, [items.map((it) => it.lockId)]);
+      const inserted: ActionRow[] = await m.query(INSERT_ACTIONS_SQL, [
+        items.map((it) => it.lockId),
+        items.map((it) => it.type),
+        items.map((it) => JSON.stringify(it.payload)),
+        items.map((it) => it.runAt),
+        items.map((it) => it.maxAttempts),
+        items.map((it) => it.onFailure),
+        items.map((it) => it.idempotencyKey),
+        items.map(() => null),
+      ]);
+      const insertedKeys = new Set(inserted.map((r) => r.idempotency_key).filter((k) => k !== null));
+      const missingKeys = keys.filter((k) => !insertedKeys.has(k));
+      const existing = new Map<string, ActionRow>();
+      if (missingKeys.length > 0) {
+        const rows: ActionRow[] = await m.query(SELECT_BY_IDEMPOTENCY_KEYS_SQL, [missingKeys]);
+        rows.forEach((r) => existing.set(r.idempotency_key as string, r));
+      }
+      // Ids grow in input order within one statement, so sorting restores it.
+      inserted.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
+      let next = 0;
+      return items.map((it, i): EnqueueResult => {
+        const prior = it.idempotencyKey !== null && !insertedKeys.has(it.idempotencyKey) ? existing.get(it.idempotencyKey) : undefined;
+        if (it.idempotencyKey !== null && !insertedKeys.has(it.idempotencyKey)) {
+          if (!prior) throw new ConflictException(`${prefix(i)}idempotencyKey "${it.idempotencyKey}" is being used concurrently; retry`);
+          if (prior.type !== it.type || prior.lock_id !== it.lockId) {
+            throw new ConflictException(
+              `${prefix(i)}idempotencyKey "${it.idempotencyKey}" was already used for action ${prior.id} with another type or lockId`,
+            );
+          }
+          return { action: toActionResource(prior), created: false };
+        }
+        return { action: toActionResource(inserted[next++]), created: true };
+      });
+    };
+    return manager ? run(manager) : this.dataSource.transaction('READ COMMITTED', run);
+  }
+
+  /**
+   * One action with its trace.
+   * @throws NotFoundException.
+   */
+  async get(id: string): Promise<ActionResource & { trace: AttemptResource[] }> {
+    const [row]: ActionRow[] = await this.dataSource.query(SELECT_ACTION_SQL, [id]);
+    if (!row) throw new NotFoundException(`action ${id} not found`);
+    const trace = await this.dataSource.query(SELECT_TRACE_SQL, [id]);
+    return { ...toActionResource(row), trace: trace.map(toAttemptResource) };
+  }
+
+  /** A page of actions in id order; `nextCursor` is null on the last page. */
+  async list(query: ListActionsQuery): Promise<{ items: ActionResource[]; nextCursor: string | null }> {
+    const limit = query.limit ?? 50;
+    const rows: ActionRow[] = await this.dataSource.query(LIST_ACTIONS_SQL, [
+      query.status ?? null,
+      query.lockId ?? null,
+      query.type ?? null,
+      query.after ?? '0',
+      limit,
+    ]);
+    return { items: rows.map(toActionResource), nextCursor: rows.length === limit ? rows[rows.length - 1].id : null };
+  }
+
+  /**
+   * Cancels a pending or failed action; a cancelled head releases its group.
+   * @throws NotFoundException; ConflictException from any other status.
+   */
+  async cancel(id: string): Promise<ActionResource> {
+    const [row]: ActionRow[] = await this.dataSource.query(CANCEL_ACTION_SQL, [id]);
+    if (row) return toActionResource(row);
+    throw await this.stateConflict(id, 'cancel', 'pending or failed');
+  }
+
+  /**
+   * Retries a failed action: under `block` in place (pending again, still the
+   * head, with a fresh budget of maxAttempts); under `skip` as a new action at
+   * the group's tail, linked by `retryOf` (once per failed action).
+   * @throws NotFoundException; ConflictException when not failed or already retried.
+   */
+  async retry(id: string): Promise<ActionResource> {
+    const [inPlace]: ActionRow[] = await this.dataSource.query(RETRY_IN_PLACE_SQL, [id]);
+    if (inPlace) return toActionResource(inPlace);
+    return this.dataSource.transaction('READ COMMITTED', async (m) => {
+      const [failed]: (ActionRow & { retried_as: string | null })[] = await m.query(LOCK_FAILED_SKIP_SQL, [id]);
+      if (!failed) throw await this.stateConflict(id, 'retry', 'failed');
+      if (failed.retried_as) throw new ConflictException(`action ${id} was already retried as action ${failed.retried_as}`);
+      const [copy]: ActionRow[] = await m.query(INSERT_ACTIONS_SQL, [
+        [failed.lock_id],
+        [failed.type],
+        [JSON.stringify(failed.payload)],
+        [null],
+        [failed.max_attempts],
+        [failed.on_failure],
+        [null],
+        [failed.id],
+      ]);
+      return toActionResource(copy);
+    });
+  }
+
+  /**
+   * A group's state: its head, whether it runs, how many wait, and whether
+   * (and why) it is blocked.
+   * @throws BadRequestException for a malformed lock id.
+   */
+  async group(lockId: string): Promise<GroupResource> {
+    const problem = lockIdProblem(lockId);
+    if (problem) throw new BadRequestException([`lockId ${problem}`]);
+    const canonical = BigInt(lockId).toString();
+    const [g]: { head_id: string | null; pending_count: number }[] = await this.dataSource.query(SELECT_GROUP_SQL, [canonical]);
+    const empty: GroupResource = { lockId: canonical, head: null, running: false, pendingCount: 0, blocked: false, blockedReason: null };
+    if (!g) return empty;
+    const [headRow]: ActionRow[] = g.head_id ? await this.dataSource.query(SELECT_ACTION_SQL, [g.head_id]) : [];
+    const head = headRow ? toActionResource(headRow) : null;
+    let blockedReason: string | null = null;
+    if (head?.status === 'failed') {
+      blockedReason = `head action ${head.id} failed after ${head.attempts} attempt(s): ${head.lastError ?? 'unknown error'}; retry or cancel it`;
+    } else if (head?.status === 'pending' && !this.registry.has(head.type)) {
+      blockedReason = `head action ${head.id} has type "${head.type}", which no handler of this instance runs`;
+    }
+    return {
+      lockId: canonical,
+      head,
+      running: head?.status === 'running',
+      pendingCount: g.pending_count,
+      blocked: blockedReason !== null,
+      blockedReason,
+    };
+  }
+
+  /** Counts by status, oldest pending age (s), blocked groups. */
+  async stats(): Promise<StatsResource> {
+    const [row] = await this.dataSource.query(STATS_SQL);
+    const byStatus = { pending: 0, running: 0, done: 0, failed: 0, cancelled: 0, ...row.by_status };
+    return {
+      byStatus,
+      oldestPendingAgeSeconds: row.oldest_pending_age_s === null ? null : Math.max(0, row.oldest_pending_age_s),
+      blockedGroups: row.blocked_groups,
+    };
+  }
+
+  private normalise(input: EnqueueInput, field: string) {
+    if (!this.registry.has(input.type)) {
+      throw new BadRequestException([`${field}type "${input.type}" has no registered handler (known: ${this.registry.types().join(', ') || 'none'})`]);
+    }
+    let lockId: string | null = null;
+    if (input.lockId !== undefined && input.lockId !== null) {
+      const problem = lockIdProblem(input.lockId);
+      if (problem) throw new BadRequestException([`${field}lockId ${problem}`]);
+      lockId = BigInt(input.lockId).toString();
+    }
+    const payload = input.payload ?? {};
+    const size = Buffer.byteLength(JSON.stringify(payload));
+    if (size > this.settings.MAX_PAYLOAD_BYTES) {
+      throw new BadRequestException([`${field}payload is ${size} bytes; the limit is ${this.settings.MAX_PAYLOAD_BYTES} (MAX_PAYLOAD_BYTES)`]);
+    }
+    if (JSON.stringify(payload).includes('\\u0000')) {
+      throw new BadRequestException([`${field}payload must not contain the NUL character (\\u0000)`]);
+    }
+    return {
+      lockId,
+      type: input.type,
+      payload,
+      runAt: input.runAt ? input.runAt.toISOString() : null,
+      maxAttempts: input.maxAttempts ?? this.settings.DEFAULT_MAX_ATTEMPTS,
+      onFailure: input.onFailure ?? 'block',
+      idempotencyKey: input.idempotencyKey ?? null,
+    };
+  }
+
+  private async stateConflict(id: string, verb: string, allowed: string): Promise<Error> {
+    const [row]: ActionRow[] = await this.dataSource.query(SELECT_ACTION_SQL, [id]);
+    if (!row) return new NotFoundException(`action ${id} not found`);
+    return new ConflictException(`cannot ${verb} action ${id}: it is ${row.status}${row.status === 'failed' ? ` (policy ${row.on_failure})` : ''}; allowed from ${allowed}`);
+  }
+}

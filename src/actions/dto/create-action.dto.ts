@@ -1,0 +1,50 @@
+import { Transform, Type } from 'class-transformer';
+import { IsDate, IsIn, IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
+import { FAILURE_POLICIES, FailurePolicy } from '../action-status';
+import { IsLockId, toLockIdString } from './lock-id.validator';
+
+/** Action types: letters, digits, `.`, `_`, `-`, `:`; 1..200 characters. */
+export const ACTION_TYPE_REGEX = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/;
+
+/** Body of `POST /actions` and each item of a batch. */
+export class CreateActionDto {
+  /** Handler name; a handler must be registered for it. */
+  @IsString()
+  @Matches(ACTION_TYPE_REGEX, { message: 'type must be 1..200 characters of letters, digits, ".", "_", "-", ":"' })
+  type: string;
+
+  /** Group key: decimal string or safe integer; null or absent = no group. Canonical decimal string after validation. */
+  @IsOptional()
+  @Transform(toLockIdString)
+  @IsLockId()
+  lockId?: string | null;
+
+  /** JSON object handed to the handler. Default {}. */
+  @IsOptional()
+  @IsObject({ message: 'payload must be a JSON object' })
+  payload?: Record<string, unknown>;
+
+  /** Not claimable before this time (ISO 8601). Default now. */
+  @IsOptional()
+  @Type(() => Date)
+  @IsDate({ message: 'runAt must be an ISO 8601 timestamp' })
+  runAt?: Date;
+
+  /** Executions allowed before the action fails, 1..100. Default DEFAULT_MAX_ATTEMPTS. */
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  maxAttempts?: number;
+
+  /** What a final failure does to the group. Default block. */
+  @IsOptional()
+  @IsIn(FAILURE_POLICIES)
+  onFailure?: FailurePolicy;
+
+  /** Enqueue at most once per key: a repeat returns the existing action with 200. */
+  @IsOptional()
+  @IsString()
+  @Length(1, 200)
+  idempotencyKey?: string;
+}

@@ -1,0 +1,16 @@
+import { Type } from 'class-transformer';
+import { ArrayMaxSize, ArrayMinSize, IsArray, ValidateNested } from 'class-validator';
+import { CreateActionDto } from './create-action.dto';
+
+/** Most items in one batch. */
+export const MAX_BATCH_ITEMS = 1000;
+
+/** Body of `POST /actions/batch`: all or nothing, in input order. */
+export class CreateActionsBatchDto {
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(MAX_BATCH_ITEMS)
+  @ValidateNested({ each: true })
+  @Type(() => CreateActionDto)
+  actions: CreateActionDto[];
+}

@@ -1,0 +1,34 @@
+import { Transform, Type } from 'class-transformer';
+import { IsIn, IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
+import { ACTION_STATUSES, ActionStatus } from '../action-status';
+import { ACTION_TYPE_REGEX } from './create-action.dto';
+import { IsLockId, toLockIdString } from './lock-id.validator';
+
+/** Query of `GET /actions`. */
+export class ListActionsQuery {
+  @IsOptional()
+  @IsIn(ACTION_STATUSES)
+  status?: ActionStatus;
+
+  @IsOptional()
+  @Transform(toLockIdString)
+  @IsLockId()
+  lockId?: string;
+
+  @IsOptional()
+  @Matches(ACTION_TYPE_REGEX, { message: 'type must be a valid action type' })
+  type?: string;
+
+  /** Page size, 1..500, default 50. */
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt({ message: 'limit must be an integer' })
+  @Min(1)
+  @Max(500)
+  limit?: number;
+
+  /** Cursor: the last id of the previous page. */
+  @IsOptional()
+  @Matches(/^\d{1,19}$/, { message: 'after must be a non-negative integer id' })
+  after?: string;
+}

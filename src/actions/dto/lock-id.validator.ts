@@ -1,0 +1,49 @@
+import { Transform } from 'class-transformer';
+import { ValidationArguments, ValidationOptions, registerDecorator } from 'class-validator';
+
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+/** Why `value` is not a valid lock id, or null when it is (a decimal string in int64 range, or a safe integer). */
+export function lockIdProblem(value: unknown): string | null {
+  if (typeof value === 'number') {
+    if (!Number.isInteger(value)) return 'must be an integer';
+    if (!Number.isSafeInteger(value)) return 'is a JSON integer beyond ±(2^53 - 1) and has lost precision; send it as a decimal string';
+    return null;
+  }
+  if (typeof value === 'string') {
+    if (!/^-?\d{1,19}$/.test(value)) return 'must be a decimal integer string, e.g. "26"';
+    const big = BigInt(value);
+    if (big < INT64_MIN || big > INT64_MAX) return 'must fit in a signed 64-bit integer';
+    return null;
+  }
+  return 'must be a decimal string or an integer';
+}
+
+/** Normalises a valid lock id to its canonical decimal string ("007" → "7"); leaves anything else for the validator. */
+export const toLockIdString = ({ value }: { value: unknown }): unknown => {
+  if (value === null || value === undefined) return value;
+  if (lockIdProblem(value) !== null) return value;
+  return BigInt(value as string | number).toString();
+};
+
+/**
+ * Validates a lock id: a decimal string within the signed 64-bit range, or a
+ * JSON integer within the safe range. Apply with {@link Transform}(toLockIdString).
+ */
+export function IsLockId(options?: ValidationOptions): PropertyDecorator {
+  return (target: object, propertyName: string | symbol) => {
+    registerDecorator({
+      name: 'isLockId',
+      target: target.constructor,
+      propertyName: propertyName as string,
+      options,
+      validator: {
+        validate: (value: unknown) => value === null || lockIdProblem(value) === null,
+        defaultMessage: (args: ValidationArguments) => `${args.property} ${lockIdProblem(args.value)}`,
+      },
+    });
+  };
+}
+
+export { Transform };

@@ -1,0 +1,33 @@
+import { ACTION_COLUMNS } from './action-columns.sql';
+
+/**
+ * Locks the groups a batch touches, in lock id order, before inserting. The
+ * insert trigger locks each group again (a no-op then); taking them sorted up
+ * front means two batches over the same groups cannot deadlock.
+ * Parameter: `$1::bigint[]` lock ids (nulls and repeats allowed).
+ */
+export const LOCK_GROUPS_SQL = `
+SELECT aq_lock_group(lock_id)
+FROM (SELECT DISTINCT lock_id FROM unnest($1::bigint[]) AS t(lock_id) WHERE lock_id IS NOT NULL ORDER BY lock_id) AS g`;
+
+/**
+ * Inserts a batch in input order (ids, and so group order, follow `ord`).
+ * The triggers assign ids and heads; a repeated idempotency key inserts nothing
+ * (the caller then reads the existing action).
+ * Parameters (arrays, one element per action): `$1::bigint[]` lock ids,
+ * `$2::text[]` types, `$3::jsonb[]` payloads, `$4::timestamptz[]` run_at (null
+ * = now), `$5::int[]` max attempts, `$6::text[]` failure policies,
+ * `$7::text[]` idempotency keys, `$8::bigint[]` retry_of.
+ */
+export const INSERT_ACTIONS_SQL = `
+INSERT INTO actions (lock_id, type, payload, run_at, max_attempts, on_failure, idempotency_key, retry_of)
+SELECT lock_id, type, payload, coalesce(run_at, now()), max_attempts, on_failure, idempotency_key, retry_of
+FROM unnest($1::bigint[], $2::text[], $3::jsonb[], $4::timestamptz[], $5::int[], $6::text[], $7::text[], $8::bigint[])
+     WITH ORDINALITY AS t(lock_id, type, payload, run_at, max_attempts, on_failure, idempotency_key, retry_of, ord)
+ORDER BY ord
+ON CONFLICT (idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+RETURNING ${ACTION_COLUMNS}`;
+
+/** Existing actions by idempotency key. Parameter: `$1::text[]` keys. */
+export const SELECT_BY_IDEMPOTENCY_KEYS_SQL = `
+SELECT ${ACTION_COLUMNS} FROM actions WHERE idempotency_key = ANY($1::text[])`;

@@ -1,0 +1,53 @@
+import { BadRequestException, INestApplication, ValidationPipe } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { AppModule, AppModuleOptions } from './app.module';
+import { loadSettings } from './config/settings';
+
+/**
+ * Builds the Nest application with the HTTP edge configured: validation
+ * (unknown fields rejected, every error names its field), body size limit,
+ * shutdown hooks. Does not listen; call `app.listen(port)`.
+ *
+ * @param options database URL and optional settings (default from process.env).
+ * @throws Error naming the setting when a setting is invalid.
+ */
+export async function createApp(options: AppModuleOptions): Promise<INestApplication> {
+  const settings = options.settings ?? loadSettings(process.env);
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot({ ...options, settings }), {
+    bodyParser: false,
+    bufferLogs: false,
+    logger: settings.LOG_LEVEL === 'silent' ? false : undefined,
+  });
+  app.useBodyParser('json', { limit: settings.BODY_LIMIT_BYTES });
+  app.useGlobalPipes(
+    new ValidationPipe({
+      whitelist: true,
+      forbidNonWhitelisted: true,
+      transform: true,
+      stopAtFirstError: false,
+      exceptionFactory: (errors) => new BadRequestException(flattenValidationErrors(errors)),
+    }),
+  );
+  app.enableShutdownHooks();
+  return app;
+}
+
+interface ValidationErrorLike {
+  property: string;
+  constraints?: Record<string, string>;
+  children?: ValidationErrorLike[];
+}
+
+/** Turns class-validator errors into messages that name the full field path, e.g. `actions.3.lockId must be ...`. */
+export function flattenValidationErrors(errors: ValidationErrorLike[], parent = ''): string[] {
+  const out: string[] = [];
+  for (const e of errors) {
+    const path = parent ? `${parent}.${e.property}` : e.property;
+    for (const message of Object.values(e.constraints ?? {})) {
+      out.push(message.startsWith(`${e.property} `) ? `${path}${message.slice(e.property.length)}` : `${path}: ${message}`);
+    }
+    if (e.children?.length) out.push(...flattenValidationErrors(e.children, path));
+  }
+  return out;
+}

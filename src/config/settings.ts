@@ -1,0 +1,129 @@
+import { plainToInstance, Transform } from 'class-transformer';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, validateSync } from 'class-validator';
+
+const toBoolean = ({ value }: { value: unknown }): unknown => {
+  if (typeof value !== 'string') return value;
+  const v = value.trim().toLowerCase();
+  if (['true', '1', 'yes', 'on'].includes(v)) return true;
+  if (['false', '0', 'no', 'off'].includes(v)) return false;
+  return value;
+};
+const toInteger = ({ value }: { value: unknown }): unknown =>
+  typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value.trim()) : value;
+
+/**
+ * Every setting of the service, read from the environment and validated once at
+ * start-up. The app (through @nestjs/config) and `ormconfig.ts` both use
+ * {@link loadSettings}, so there is one source of truth.
+ *
+ * Units are in the names: `_MS` is milliseconds, `_DAYS` days, `_BYTES` bytes.
+ */
+export class Settings {
+  /** PostgreSQL URL. Unset: an embedded PostgreSQL under EMBEDDED_PG_DIR. */
+  @IsOptional() @IsString() @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_URL must start with postgres:// or postgresql://' })
+  DATABASE_URL?: string;
+
+  /** Data folder of the embedded PostgreSQL (only without DATABASE_URL). */
+  @IsString() @MinLength(1)
+  EMBEDDED_PG_DIR = '.data/postgres';
+
+  /** Port of the embedded PostgreSQL; not 5432, so it never clashes with a system server. */
+  @Transform(toInteger) @IsInt() @Min(1024) @Max(65535)
+  EMBEDDED_PG_PORT = 54329;
+
+  /** HTTP port. */
+  @Transform(toInteger) @IsInt() @Min(0) @Max(65535)
+  PORT = 3000;
+
+  /** Whether this instance claims and runs actions. false: API only. */
+  @Transform(toBoolean) @IsBoolean()
+  WORKER_ENABLED = true;
+
+  /** Whether this instance serves the REST API. false: worker only (health and metrics stay). */
+  @Transform(toBoolean) @IsBoolean()
+  API_ENABLED = true;
+
+  /** Actions one instance runs at once. */
+  @Transform(toInteger) @IsInt() @Min(1) @Max(1000)
+  WORKER_CONCURRENCY = 16;
+
+  /** Safety-net poll interval (ms); LISTEN/NOTIFY wakes workers sooner. */
+  @Transform(toInteger) @IsInt() @Min(10) @Max(600_000)
+  WORKER_POLL_INTERVAL_MS = 1000;
+
+  /** Lease length (ms). Heartbeats extend it every third of it. */
+  @Transform(toInteger) @IsInt() @Min(100) @Max(86_400_000)
+  LEASE_MS = 30_000;
+
+  /** How often expired leases are reaped (ms). */
+  @Transform(toInteger) @IsInt() @Min(50) @Max(3_600_000)
+  REAPER_INTERVAL_MS = 5_000;
+
+  /** maxAttempts of an action enqueued through the API without one. */
+  @Transform(toInteger) @IsInt() @Min(1) @Max(100)
+  DEFAULT_MAX_ATTEMPTS = 5;
+
+  /** On SIGTERM, how long running handlers may finish before they are aborted (ms). */
+  @Transform(toInteger) @IsInt() @Min(0) @Max(3_600_000)
+  SHUTDOWN_TIMEOUT_MS = 10_000;
+
+  /** Days finished actions and their trace are kept; 0 keeps everything. */
+  @Transform(toInteger) @IsInt() @Min(0) @Max(36_500)
+  RETENTION_DAYS = 0;
+
+  /** When set, every route but /health requires `Authorization: Bearer <key>` or `x-api-key`. */
+  @IsOptional() @IsString() @MinLength(16, { message: 'API_KEY must be at least 16 characters' })
+  API_KEY?: string;
+
+  /** Whether the demo handlers instance.create/update/delete are registered. */
+  @Transform(toBoolean) @IsBoolean()
+  DEMO_HANDLERS = true;
+
+  /** Connections in this instance's pool. */
+  @Transform(toInteger) @IsInt() @Min(2) @Max(500)
+  DB_POOL_SIZE = 10;
+
+  /** Largest accepted request body (bytes); beyond it 413. */
+  @Transform(toInteger) @IsInt() @Min(1024) @Max(100 * 1024 * 1024)
+  BODY_LIMIT_BYTES = 5 * 1024 * 1024;
+
+  /** Largest accepted payload of one action, serialized (bytes). */
+  @Transform(toInteger) @IsInt() @Min(16) @Max(10 * 1024 * 1024)
+  MAX_PAYLOAD_BYTES = 64 * 1024;
+
+  /** Log level. */
+  @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+  LOG_LEVEL = 'info';
+
+  /** Identifies this instance in leases and the trace. Default: host-pid-random. */
+  @IsOptional() @IsString() @MinLength(1) @MaxLength(200)
+  WORKER_ID?: string;
+}
+
+/** Names of all settings, for documentation checks. */
+export const SETTING_NAMES = Object.keys(new Settings());
+
+/**
+ * Reads and validates the settings from an environment.
+ *
+ * @param env the environment (usually `process.env`); empty strings count as unset.
+ * @returns the typed settings, defaults filled in.
+ * @throws Error with one line per invalid setting, naming it and the allowed values.
+ */
+export function loadSettings(env: Record<string, unknown> = process.env): Settings {
+  const known = new Set([...SETTING_NAMES, 'DATABASE_URL', 'API_KEY', 'WORKER_ID']);
+  const picked: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(env)) {
+    if (known.has(key) && value !== undefined && value !== '') picked[key] = value;
+  }
+  const settings = plainToInstance(Settings, picked, { exposeDefaultValues: true });
+  const errors = validateSync(settings, { whitelist: false });
+  if (errors.length > 0) {
+    const lines = errors.map((e) => {
+      const why = Object.values(e.constraints ?? {}).join('; ');
+      return `Invalid setting ${e.property}=${JSON.stringify(e.value)}: ${why}`;
+    });
+    throw new Error(lines.join('\n'));
+  }
+  return settings;
+}

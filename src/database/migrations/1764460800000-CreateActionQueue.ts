@@ -1,0 +1,276 @@
+import { MigrationInterface, QueryRunner } from 'typeorm';
+
+/**
+ * Creates the queue: `actions`, the append-only `action_attempts` trace, the
+ * `action_groups` lock rows, and the triggers that keep group order (G3) and
+ * commit order (G4) true for every writer, including plain SQL producers (G5).
+ *
+ * Invariants kept by the triggers below (see ../shared/DESIGN.md):
+ * - A row "holds its group" while it is pending, running, or failed under the
+ *   `block` policy (`holds_group`). Terminal rows never hold it again.
+ * - In each group the holding row with the smallest id is the head (`is_head`),
+ *   and it is the only row of the group that may be claimed. Rows without a
+ *   lock id are always heads.
+ * - `action_groups.head_id` mirrors the head. Every change of it is a write to
+ *   the group row, so a REPEATABLE READ producer that read a stale head gets a
+ *   serialization error instead of creating a second head. Releasing a group
+ *   (promotion) must run in READ COMMITTED and says so if it does not.
+ * - Ids are taken under the group lock, so within a group id order is commit
+ *   order.
+ *
+ * Changes here must be reflected in README.md ("How it works") and in
+ * src/queue/sql/*.sql.ts, which rely on the column and index names.
+ */
+export class CreateActionQueue1764460800000 implements MigrationInterface {
+  name = 'CreateActionQueue1764460800000';
+
+  public async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`
+      CREATE SEQUENCE actions_id_seq AS bigint;
+
+      CREATE TABLE actions (
+        -- Assigned by aq_actions_before_insert under the group lock (G4); any
+        -- value a client sends is replaced.
+        id                 bigint      NOT NULL DEFAULT nextval('actions_id_seq'),
+        lock_id            bigint,
+        type               text        NOT NULL,
+        payload            jsonb       NOT NULL DEFAULT '{}'::jsonb,
+        status             text        NOT NULL DEFAULT 'pending',
+        -- Kept by triggers; clients never set these two.
+        is_head            boolean     NOT NULL DEFAULT false,
+        holds_group        boolean     NOT NULL DEFAULT true,
+        attempts           integer     NOT NULL DEFAULT 0,
+        max_attempts       integer     NOT NULL DEFAULT 5,
+        on_failure         text        NOT NULL DEFAULT 'block',
+        run_at             timestamptz NOT NULL DEFAULT now(),
+        created_at         timestamptz NOT NULL DEFAULT now(),
+        started_at         timestamptz,
+        finished_at        timestamptz,
+        result             jsonb,
+        last_error         text,
+        idempotency_key    text,
+        retry_of           bigint,
+        -- The lease of the current attempt: owner, expiry (database clock) and
+        -- start. The attempt number (attempts) is the fencing token.
+        lease_owner        text,
+        lease_expires_at   timestamptz,
+        attempt_started_at timestamptz,
+        CONSTRAINT actions_pkey PRIMARY KEY (id),
+        CONSTRAINT actions_status_valid CHECK (status IN ('pending', 'running', 'done', 'failed', 'cancelled')),
+        CONSTRAINT actions_on_failure_valid CHECK (on_failure IN ('block', 'skip')),
+        CONSTRAINT actions_type_length CHECK (char_length(type) BETWEEN 1 AND 200),
+        CONSTRAINT actions_payload_is_object CHECK (jsonb_typeof(payload) = 'object'),
+        CONSTRAINT actions_max_attempts_positive CHECK (max_attempts >= 1),
+        CONSTRAINT actions_attempts_in_range CHECK (attempts >= 0),
+        CONSTRAINT actions_idempotency_key_length CHECK (char_length(idempotency_key) BETWEEN 1 AND 200),
+        CONSTRAINT actions_running_has_lease CHECK (
+          status <> 'running' OR (lease_owner IS NOT NULL AND lease_expires_at IS NOT NULL)
+        )
+      );
+      ALTER SEQUENCE actions_id_seq OWNED BY actions.id;
+
+      -- The claim index: exactly the claimable rows, in the claim's ORDER BY
+      -- order. Its size is the number of claimable heads, not the backlog, so a
+      -- group with 100 000 pending actions adds one entry (DESIGN.md, trap 5).
+      CREATE INDEX actions_claimable_idx ON actions (run_at, id)
+        WHERE is_head AND status = 'pending';
+
+      -- Finds the next head of a group on promotion.
+      CREATE INDEX actions_group_holding_idx ON actions (lock_id, id)
+        WHERE holds_group AND lock_id IS NOT NULL;
+
+      -- The reaper's scan of expired leases.
+      CREATE INDEX actions_running_lease_idx ON actions (lease_expires_at)
+        WHERE status = 'running';
+
+      -- Listing and retention.
+      CREATE INDEX actions_status_id_idx ON actions (status, id);
+      CREATE INDEX actions_lock_id_id_idx ON actions (lock_id, id) WHERE lock_id IS NOT NULL;
+      CREATE INDEX actions_finished_at_idx ON actions (finished_at) WHERE finished_at IS NOT NULL AND NOT holds_group;
+      CREATE UNIQUE INDEX actions_idempotency_key_uq ON actions (idempotency_key)
+        WHERE idempotency_key IS NOT NULL;
+
+      -- One row per group: the lock every group change takes, and the head.
+      CREATE TABLE action_groups (
+        lock_id    bigint      NOT NULL,
+        head_id    bigint,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        CONSTRAINT action_groups_pkey PRIMARY KEY (lock_id)
+      );
+
+      -- Append-only: one row per finished execution attempt, written in the
+      -- same statement that ends the attempt. Kept apart from actions so the
+      -- history never bloats the claim index.
+      CREATE TABLE action_attempts (
+        id          bigint GENERATED ALWAYS AS IDENTITY,
+        action_id   bigint      NOT NULL,
+        lock_id     bigint,
+        attempt     integer     NOT NULL,
+        worker_id   text        NOT NULL,
+        started_at  timestamptz NOT NULL,
+        finished_at timestamptz NOT NULL,
+        outcome     text        NOT NULL,
+        error       text,
+        CONSTRAINT action_attempts_pkey PRIMARY KEY (id),
+        CONSTRAINT action_attempts_action_fk FOREIGN KEY (action_id) REFERENCES actions (id) ON DELETE CASCADE,
+        CONSTRAINT action_attempts_outcome_valid CHECK (outcome IN ('done', 'error', 'lease_expired', 'released'))
+      );
+      CREATE INDEX action_attempts_action_idx ON action_attempts (action_id, attempt);
+
+      -- Hot tables: vacuum early so dead tuples of status changes stay few.
+      ALTER TABLE actions SET (autovacuum_vacuum_scale_factor = 0.02, autovacuum_analyze_scale_factor = 0.02, fillfactor = 80);
+      ALTER TABLE action_groups SET (autovacuum_vacuum_scale_factor = 0.02, fillfactor = 70);
+    `);
+
+    await queryRunner.query(`
+      CREATE FUNCTION aq_holds_group(status text, on_failure text) RETURNS boolean
+        LANGUAGE sql IMMUTABLE PARALLEL SAFE
+        AS $$ SELECT status IN ('pending', 'running') OR (status = 'failed' AND on_failure = 'block') $$;
+
+      -- Locks the group row, creating it on first use, and returns its head id.
+      -- A row lock, not an advisory lock: a batch touching 20 000 groups would
+      -- exhaust the shared lock table with advisory locks.
+      CREATE FUNCTION aq_lock_group(p_lock_id bigint) RETURNS bigint
+        LANGUAGE plpgsql VOLATILE AS $$
+      DECLARE
+        v_head bigint;
+      BEGIN
+        SELECT head_id INTO v_head FROM action_groups WHERE lock_id = p_lock_id FOR UPDATE;
+        IF NOT FOUND THEN
+          INSERT INTO action_groups (lock_id) VALUES (p_lock_id) ON CONFLICT DO NOTHING;
+          SELECT head_id INTO v_head FROM action_groups WHERE lock_id = p_lock_id FOR UPDATE;
+        END IF;
+        RETURN v_head;
+      END $$;
+
+      -- Makes the smallest holding action of a group its head. Runs after the
+      -- previous head released the group, under the group lock. Requires READ
+      -- COMMITTED: each statement here takes a fresh snapshot after the lock,
+      -- so it sees every enqueue that committed before it got the lock.
+      CREATE FUNCTION aq_promote_next(p_lock_id bigint) RETURNS void
+        LANGUAGE plpgsql VOLATILE AS $$
+      DECLARE
+        v_next bigint;
+      BEGIN
+        IF current_setting('transaction_isolation') <> 'read committed' THEN
+          RAISE EXCEPTION 'actions: releasing a group (lock_id %) must run in READ COMMITTED, not %',
+            p_lock_id, current_setting('transaction_isolation')
+            USING ERRCODE = '55000';
+        END IF;
+        PERFORM aq_lock_group(p_lock_id);
+        SELECT id INTO v_next FROM actions
+          WHERE lock_id = p_lock_id AND holds_group
+          ORDER BY id LIMIT 1;
+        UPDATE action_groups SET head_id = v_next WHERE lock_id = p_lock_id;
+        IF v_next IS NOT NULL THEN
+          UPDATE actions SET is_head = true WHERE id = v_next AND NOT is_head;
+          PERFORM pg_notify('actions_ready', '');
+        END IF;
+      END $$;
+
+      CREATE FUNCTION aq_actions_before_insert() RETURNS trigger
+        LANGUAGE plpgsql AS $$
+      DECLARE
+        v_head bigint;
+      BEGIN
+        IF NEW.status <> 'pending' THEN
+          RAISE EXCEPTION 'actions: a new action must be pending, not %', NEW.status USING ERRCODE = '23514';
+        END IF;
+        NEW.attempts := 0;
+        NEW.holds_group := true;
+        NEW.lease_owner := NULL;
+        NEW.lease_expires_at := NULL;
+        NEW.attempt_started_at := NULL;
+        NEW.started_at := NULL;
+        NEW.finished_at := NULL;
+        IF NEW.lock_id IS NULL THEN
+          NEW.id := nextval('actions_id_seq');
+          NEW.is_head := true;
+          RETURN NEW;
+        END IF;
+        v_head := aq_lock_group(NEW.lock_id);
+        -- The id is taken only now, under the group lock: within a group, id
+        -- order is commit order (G4, DESIGN.md trap 4).
+        NEW.id := nextval('actions_id_seq');
+        -- The probe sees rows inserted earlier by this same statement, which
+        -- head_id does not show yet (it is set by an AFTER trigger, so that a
+        -- row skipped by ON CONFLICT DO NOTHING never becomes a head).
+        NEW.is_head := v_head IS NULL AND NOT EXISTS (
+          SELECT 1 FROM actions WHERE lock_id = NEW.lock_id AND holds_group
+        );
+        RETURN NEW;
+      END $$;
+
+      CREATE FUNCTION aq_actions_after_insert_head() RETURNS trigger
+        LANGUAGE plpgsql AS $$
+      BEGIN
+        UPDATE action_groups SET head_id = NEW.id WHERE lock_id = NEW.lock_id;
+        RETURN NULL;
+      END $$;
+
+      CREATE FUNCTION aq_actions_before_update() RETURNS trigger
+        LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.id <> OLD.id OR NEW.lock_id IS DISTINCT FROM OLD.lock_id THEN
+          RAISE EXCEPTION 'actions: id and lock_id of action % cannot change', OLD.id USING ERRCODE = '23514';
+        END IF;
+        NEW.holds_group := aq_holds_group(NEW.status, NEW.on_failure);
+        IF NEW.holds_group AND NOT OLD.holds_group THEN
+          RAISE EXCEPTION 'actions: action % is % and cannot become % again', OLD.id, OLD.status, NEW.status
+            USING ERRCODE = '23514';
+        END IF;
+        IF NOT NEW.holds_group THEN
+          NEW.is_head := false;
+        END IF;
+        RETURN NEW;
+      END $$;
+
+      CREATE FUNCTION aq_actions_after_release() RETURNS trigger
+        LANGUAGE plpgsql AS $$
+      BEGIN
+        PERFORM aq_promote_next(OLD.lock_id);
+        RETURN NULL;
+      END $$;
+
+      CREATE FUNCTION aq_actions_notify() RETURNS trigger
+        LANGUAGE plpgsql AS $$
+      BEGIN
+        -- One notification per transaction: identical payloads are folded.
+        PERFORM pg_notify('actions_ready', '');
+        RETURN NULL;
+      END $$;
+
+      CREATE TRIGGER actions_before_insert BEFORE INSERT ON actions
+        FOR EACH ROW EXECUTE FUNCTION aq_actions_before_insert();
+      CREATE TRIGGER actions_after_insert_head AFTER INSERT ON actions
+        FOR EACH ROW WHEN (NEW.is_head AND NEW.lock_id IS NOT NULL)
+        EXECUTE FUNCTION aq_actions_after_insert_head();
+      CREATE TRIGGER actions_before_update BEFORE UPDATE ON actions
+        FOR EACH ROW EXECUTE FUNCTION aq_actions_before_update();
+      CREATE TRIGGER actions_after_release AFTER UPDATE ON actions
+        FOR EACH ROW WHEN (OLD.is_head AND OLD.holds_group AND NOT NEW.holds_group AND OLD.lock_id IS NOT NULL)
+        EXECUTE FUNCTION aq_actions_after_release();
+      CREATE TRIGGER actions_after_delete AFTER DELETE ON actions
+        FOR EACH ROW WHEN (OLD.is_head AND OLD.holds_group AND OLD.lock_id IS NOT NULL)
+        EXECUTE FUNCTION aq_actions_after_release();
+      CREATE TRIGGER actions_after_insert_notify AFTER INSERT ON actions
+        FOR EACH STATEMENT EXECUTE FUNCTION aq_actions_notify();
+    `);
+  }
+
+  public async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`
+      DROP TABLE IF EXISTS action_attempts;
+      DROP TABLE IF EXISTS action_groups;
+      DROP TABLE IF EXISTS actions;
+      DROP FUNCTION IF EXISTS aq_actions_notify();
+      DROP FUNCTION IF EXISTS aq_actions_after_release();
+      DROP FUNCTION IF EXISTS aq_actions_before_update();
+      DROP FUNCTION IF EXISTS aq_actions_after_insert_head();
+      DROP FUNCTION IF EXISTS aq_actions_before_insert();
+      DROP FUNCTION IF EXISTS aq_promote_next(bigint);
+      DROP FUNCTION IF EXISTS aq_lock_group(bigint);
+      DROP FUNCTION IF EXISTS aq_holds_group(text, text);
+    `);
+  }
+}

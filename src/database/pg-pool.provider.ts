@@ -1,0 +1,19 @@
+import { Provider } from '@nestjs/common';
+import { getDataSourceToken } from '@nestjs/typeorm';
+import type { Pool } from 'pg';
+import { DataSource } from 'typeorm';
+import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
+
+/** DI token of the node-postgres pool behind TypeORM's DataSource (one pool per instance). */
+export const PG_POOL = Symbol('actions:pg-pool');
+
+/**
+ * The hot path (claim, finish, heartbeat, reaper) runs named prepared
+ * statements on TypeORM's own pool: the same connections and settings, without
+ * a QueryRunner per statement.
+ */
+export const pgPoolProvider: Provider = {
+  provide: PG_POOL,
+  inject: [getDataSourceToken()],
+  useFactory: (dataSource: DataSource): Pool => (dataSource.driver as PostgresDriver).master as Pool,
+};

@@ -1,0 +1,23 @@
+import { applyDecorators, Injectable, SetMetadata } from '@nestjs/common';
+import { ACTION_HANDLER_METADATA } from './action-handler.constants';
+import { ActionHandlerOptions } from './action-handler-options.interface';
+
+/**
+ * Marks a provider as the handler of one action type. The class must extend
+ * {@link ActionHandlerHost} and be listed as a provider in any module; the
+ * service finds it at start-up.
+ *
+ * @param typeOrOptions the action type, or the full {@link ActionHandlerOptions}.
+ * @example
+ * ```ts
+ * @ActionHandler({ type: 'instance.create', timeoutMs: 120_000 })
+ * export class CreateInstanceHandler extends ActionHandlerHost {
+ *   async handle(action: QueuedAction, ctx: ActionContext) { ... }
+ * }
+ * ```
+ * @publicApi
+ */
+export function ActionHandler(typeOrOptions: string | ActionHandlerOptions): ClassDecorator {
+  const options = typeof typeOrOptions === 'string' ? { type: typeOrOptions } : typeOrOptions;
+  return applyDecorators(Injectable(), SetMetadata(ACTION_HANDLER_METADATA, options));
+}

@@ -1,0 +1,48 @@
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { DiscoveryService, Reflector } from '@nestjs/core';
+import { ACTION_HANDLER_METADATA } from './action-handler.constants';
+import { ActionHandlerHost } from './action-handler.host';
+import { ActionHandlerOptions } from './action-handler-options.interface';
+import { ActionHandlersRegistry } from './action-handlers.registry';
+import { InvalidActionHandlerError } from './invalid-handler.error';
+
+/** Action types: letters, digits, `.`, `_`, `-`, `:`; 1..200 characters. */
+export const ACTION_TYPE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/;
+
+/**
+ * Finds every provider marked with @ActionHandler (in `onModuleInit`, so
+ * mistakes stop start-up, not the first claim) and fills the registry.
+ *
+ * @throws InvalidActionHandlerError for a class that does not extend ActionHandlerHost or has a bad type.
+ * @throws DuplicateActionHandlerError for two handlers of one type.
+ */
+@Injectable()
+export class ActionHandlersExplorer implements OnModuleInit {
+  private readonly logger = new Logger(ActionHandlersExplorer.name);
+
+  constructor(
+    private readonly discovery: DiscoveryService,
+    private readonly reflector: Reflector,
+    private readonly registry: ActionHandlersRegistry,
+  ) {}
+
+  onModuleInit(): void {
+    for (const wrapper of this.discovery.getProviders()) {
+      // NOTE: `metatype` is the class for class providers; factory and value
+      // providers have no decorator metadata, so reading it is safe.
+      const { instance, metatype } = wrapper;
+      if (!instance || !metatype || typeof metatype !== 'function') continue;
+      const options = this.reflector.get<ActionHandlerOptions | undefined>(ACTION_HANDLER_METADATA, metatype);
+      if (!options) continue;
+      const className = metatype.name;
+      if (!(instance instanceof ActionHandlerHost)) {
+        throw new InvalidActionHandlerError(className, 'it must extend ActionHandlerHost');
+      }
+      if (typeof options.type !== 'string' || !ACTION_TYPE_PATTERN.test(options.type)) {
+        throw new InvalidActionHandlerError(className, `type ${JSON.stringify(options.type)} must match ${ACTION_TYPE_PATTERN}`);
+      }
+      this.registry.register({ instance, options, className });
+    }
+    this.logger.log(`Action handlers: ${this.registry.types().join(', ') || '(none)'}`);
+  }
+}

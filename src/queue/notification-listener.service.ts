@@ -1,0 +1,80 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Client } from 'pg';
+import { DATABASE_URL } from '../database/database-url.token';
+
+/** Channel the triggers notify when a head becomes claimable. */
+export const ACTIONS_READY_CHANNEL = 'actions_ready';
+const RECONNECT_BASE_MS = 200;
+const RECONNECT_CAP_MS = 5_000;
+
+/**
+ * Holds one dedicated connection that LISTENs on {@link ACTIONS_READY_CHANNEL}
+ * and calls `onWake` for every notification, and once after each (re)connect
+ * (notifications sent while disconnected are lost; the poll is the other
+ * safety net). Reconnects with capped exponential backoff.
+ */
+@Injectable()
+export class NotificationListener {
+  private readonly logger = new Logger(NotificationListener.name);
+  private client: Client | null = null;
+  private stopped = true;
+  private retryTimer: NodeJS.Timeout | null = null;
+  private attempt = 0;
+  /** Whether the LISTEN connection is up. */
+  connected = false;
+
+  constructor(@Inject(DATABASE_URL) private readonly databaseUrl: string) {}
+
+  /** Starts listening; `onWake` runs on each notification. */
+  start(onWake: () => void): void {
+    this.stopped = false;
+    void this.connect(onWake);
+  }
+
+  /** Stops listening and closes the connection. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    const client = this.client;
+    this.client = null;
+    this.connected = false;
+    if (client) await client.end().catch(() => undefined);
+  }
+
+  private async connect(onWake: () => void): Promise<void> {
+    if (this.stopped) return;
+    const client = new Client({ connectionString: this.databaseUrl, application_name: 'ordered-action-queue:listen', connectionTimeoutMillis: 5_000 });
+    client.on('notification', () => onWake());
+    const lost = (reason: string) => {
+      if (this.client !== client) return;
+      this.client = null;
+      this.connected = false;
+      client.end().catch(() => undefined);
+      this.scheduleReconnect(onWake, reason);
+    };
+    client.on('error', (err) => lost(err.message));
+    client.on('end', () => lost('connection ended'));
+    this.client = client;
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${ACTIONS_READY_CHANNEL}`);
+      if (this.stopped || this.client !== client) {
+        await client.end().catch(() => undefined);
+        return;
+      }
+      if (this.attempt > 0) this.logger.log('LISTEN connection restored');
+      this.attempt = 0;
+      this.connected = true;
+      onWake();
+    } catch (error) {
+      lost((error as Error).message);
+    }
+  }
+
+  private scheduleReconnect(onWake: () => void, reason: string): void {
+    if (this.stopped) return;
+    const delay = Math.min(RECONNECT_CAP_MS, RECONNECT_BASE_MS * 2 ** this.attempt++);
+    this.logger.warn(`LISTEN connection lost (${reason}); reconnecting in ${delay} ms`);
+    this.retryTimer = setTimeout(() => void this.connect(onWake), delay);
+  }
+}

@@ -1,0 +1,332 @@
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { SchedulerRegistry } from '@nestjs/schedule';
+import type { Pool } from 'pg';
+import { Settings } from '../config/settings';
+import { SETTINGS } from '../config/settings.token';
+import { PG_POOL } from '../database/pg-pool.provider';
+import { ActionContext, QueuedAction } from '../handlers/action-context.interface';
+import { HANDLER_DEFAULTS } from '../handlers/action-handler-options.interface';
+import { ActionHandlersRegistry, RegisteredHandler } from '../handlers/action-handlers.registry';
+import { HandlerTimeoutError } from '../handlers/handler-timeout.error';
+import { PermanentFailureError } from '../handlers/permanent-failure.error';
+import { AttemptEnd } from './attempt-outcome';
+import { AttemptFinisher } from './attempt-finisher.service';
+import { fullJitterBackoffMs } from './backoff';
+import { ClaimerService } from './claimer.service';
+import { NotificationListener } from './notification-listener.service';
+import { ReaperService } from './reaper.service';
+import { EXTEND_LEASES_SQL } from './sql/extend-leases.sql';
+import { ClaimedActionRow } from './sql/claim-actions.sql';
+import { WORKER_ID } from './worker-id.token';
+import { WorkerMetrics } from './worker-metrics';
+
+/** Longest error text stored (characters). */
+const MAX_ERROR_CHARS = 4_000;
+/** After a failed claim (database away), wait this long before the next (ms). */
+const CLAIM_ERROR_PAUSE_MS = 500;
+
+/** Abort reason when the lease is lost. */
+export class LeaseLostError extends Error {
+  constructor(actionId: string, attempt: number) {
+    super(`lease of action ${actionId} attempt ${attempt} was lost`);
+    this.name = 'LeaseLostError';
+  }
+}
+
+/** Abort reason on shutdown. */
+export class ShutdownError extends Error {
+  constructor() {
+    super('service shutting down; action released');
+    this.name = 'ShutdownError';
+  }
+}
+
+interface RunningAttempt {
+  row: ClaimedActionRow;
+  controller: AbortController;
+  /** When our lease ends, by our last successful heartbeat (ms since epoch, local clock, conservative). */
+  leaseDeadline: number;
+  /** The handler has returned and its end is being written. */
+  finishing: boolean;
+  done: Promise<void>;
+}
+
+/**
+ * The worker loop of one service instance.
+ *
+ * - Claims when it has free slots (`WORKER_CONCURRENCY`): woken by LISTEN/NOTIFY,
+ *   by a finished attempt, and by a poll every `WORKER_POLL_INTERVAL_MS` (the
+ *   safety net). Claims never overlap: a wake-up during a claim asks for one
+ *   more round instead (@Interval-style timers do not await their tick).
+ * - Runs each handler outside any transaction with an AbortSignal, a timeout
+ *   and a heartbeat that extends every held lease each third of `LEASE_MS`.
+ * - Hands each ended attempt to the {@link AttemptFinisher} (batched, fenced).
+ * - On shutdown: stops claiming at once, lets handlers finish up to
+ *   `SHUTDOWN_TIMEOUT_MS`, then aborts them and releases their actions.
+ */
+@Injectable()
+export class WorkerService implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(WorkerService.name);
+  private readonly running = new Map<string, RunningAttempt>();
+  private claiming = false;
+  private claimAgain = false;
+  private stopping = false;
+  private started = false;
+  private types: string[] = [];
+  private pausedUntil = 0;
+  /** Last time a claim statement succeeded (ms since epoch), for health. */
+  lastClaimAt = 0;
+
+  constructor(
+    @Inject(SETTINGS) private readonly settings: Settings,
+    @Inject(WORKER_ID) readonly workerId: string,
+    @Inject(PG_POOL) private readonly pool: Pool,
+    private readonly registry: ActionHandlersRegistry,
+    private readonly claimer: ClaimerService,
+    private readonly finisher: AttemptFinisher,
+    private readonly reaper: ReaperService,
+    private readonly listener: NotificationListener,
+    private readonly scheduler: SchedulerRegistry,
+    private readonly metrics: WorkerMetrics,
+  ) {}
+
+  /** Whether the worker loop runs in this instance. */
+  get enabled(): boolean {
+    return this.settings.WORKER_ENABLED;
+  }
+
+  /** Attempts running now. */
+  get busySlots(): number {
+    return this.running.size;
+  }
+
+  onApplicationBootstrap(): void {
+    if (!this.settings.WORKER_ENABLED) return;
+    this.types = this.registry.types();
+    if (this.types.length === 0) {
+      this.logger.warn('No action handlers registered: this worker claims nothing');
+    }
+    this.started = true;
+    const { WORKER_POLL_INTERVAL_MS, LEASE_MS, REAPER_INTERVAL_MS } = this.settings;
+    this.scheduler.addInterval('actions-poll', setInterval(() => this.pump(), WORKER_POLL_INTERVAL_MS));
+    this.scheduler.addInterval('actions-heartbeat', setInterval(() => void this.heartbeat(), Math.max(50, Math.floor(LEASE_MS / 3))));
+    this.scheduler.addInterval('actions-reaper', setInterval(() => void this.reapQuietly(), REAPER_INTERVAL_MS));
+    this.listener.start(() => this.pump());
+    this.logger.log(`Worker ${this.workerId} started: concurrency ${this.settings.WORKER_CONCURRENCY}, lease ${LEASE_MS} ms, types ${this.types.join(', ')}`);
+    void this.reapQuietly();
+    this.pump();
+  }
+
+  async beforeApplicationShutdown(signal?: string): Promise<void> {
+    if (!this.started || this.stopping) return;
+    this.stopping = true;
+    this.logger.log(`Shutting down${signal ? ` (${signal})` : ''}: no new claims; ${this.running.size} running`);
+    for (const name of ['actions-poll', 'actions-reaper']) this.deleteInterval(name);
+    await this.listener.stop();
+
+    const all = () => Promise.all([...this.running.values()].map((r) => r.done));
+    if (this.running.size > 0) {
+      const finished = await waitAtMost(all(), this.settings.SHUTDOWN_TIMEOUT_MS);
+      if (!finished) {
+        this.logger.warn(`Shutdown timeout: aborting ${this.running.size} running handler(s) and releasing their actions`);
+        for (const r of this.running.values()) r.controller.abort(new ShutdownError());
+        // A handler that ignores its signal is released for it; its late result is then fenced.
+        if (!(await waitAtMost(all(), 2_000))) await this.releaseStuck();
+      }
+    }
+    this.deleteInterval('actions-heartbeat');
+    this.logger.log('Worker stopped');
+  }
+
+  /** Asks for a claim round; cheap to call often. */
+  pump(): void {
+    if (!this.started || this.stopping) return;
+    if (this.claiming) {
+      this.claimAgain = true;
+      return;
+    }
+    if (this.running.size >= this.settings.WORKER_CONCURRENCY || Date.now() < this.pausedUntil) return;
+    this.claiming = true;
+    void this.claimRounds().finally(() => (this.claiming = false));
+  }
+
+  private async claimRounds(): Promise<void> {
+    do {
+      this.claimAgain = false;
+      const free = this.settings.WORKER_CONCURRENCY - this.running.size;
+      if (free <= 0 || this.stopping || this.types.length === 0) return;
+      let rows: ClaimedActionRow[];
+      try {
+        rows = await this.claimer.claim(this.workerId, this.types, free, this.settings.LEASE_MS);
+        this.lastClaimAt = Date.now();
+        this.metrics.claimSeconds(this.claimer.lastClaimMs / 1000);
+      } catch (error) {
+        this.logger.warn(`Claim failed (will retry): ${(error as Error).message}`);
+        this.pausedUntil = Date.now() + CLAIM_ERROR_PAUSE_MS;
+        return;
+      }
+      for (const row of rows) this.start(row);
+      if (rows.length === free) this.claimAgain = true;
+    } while (this.claimAgain && !this.stopping);
+  }
+
+  private start(row: ClaimedActionRow): void {
+    const registered = this.registry.get(row.type);
+    const controller = new AbortController();
+    const attempt: RunningAttempt = {
+      row,
+      controller,
+      // Conservative local estimate: the lease was granted no earlier than now.
+      leaseDeadline: Date.now() + this.settings.LEASE_MS,
+      finishing: false,
+      done: Promise.resolve(),
+    };
+    this.running.set(row.id, attempt);
+    this.metrics.claimed(row.type);
+    attempt.done = this.execute(attempt, registered).finally(() => {
+      this.running.delete(row.id);
+      this.pump();
+    });
+  }
+
+  private async execute(attempt: RunningAttempt, registered: RegisteredHandler | undefined): Promise<void> {
+    const { row, controller } = attempt;
+    const logger = new Logger(`action ${row.id} (${row.type}, lock ${row.lock_id ?? '-'}, attempt ${row.attempts})`);
+    const startedAt = performance.now();
+    let end: AttemptEnd;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      if (!registered) throw new PermanentFailureError(`no handler registered for type "${row.type}"`);
+      const { timeoutMs } = registered.options;
+      if (timeoutMs) timer = setTimeout(() => controller.abort(new HandlerTimeoutError(timeoutMs)), timeoutMs);
+      const action = toQueuedAction(row, registered);
+      const ctx: ActionContext = { signal: controller.signal, attempt: row.attempts, workerId: this.workerId, logger };
+      const result = await registered.instance.handle(action, ctx);
+      end = { kind: 'done', result: toJsonResult(result) };
+    } catch (error) {
+      end = this.failureEnd(row, registered, error, controller.signal);
+    } finally {
+      if (timer) clearTimeout(timer);
+    }
+    attempt.finishing = true;
+    const seconds = (performance.now() - startedAt) / 1000;
+    this.metrics.handled(row.type, end.kind, seconds);
+    const recorded = await this.finisher.finish(this.workerId, { actionId: row.id, attempt: row.attempts, end }, attempt.leaseDeadline);
+    if (recorded) {
+      const detail = end.kind === 'done' ? '' : `: ${end.error}`;
+      this.logger.debug?.(`action ${row.id} lock ${row.lock_id ?? '-'} attempt ${row.attempts} ${end.kind} in ${Math.round(seconds * 1000)} ms${detail}`);
+    } else {
+      this.metrics.fenced();
+      this.logger.warn(`Discarded the ${end.kind} outcome of action ${row.id} attempt ${row.attempts}: the lease was lost (another attempt owns it now)`);
+    }
+  }
+
+  private failureEnd(row: ClaimedActionRow, registered: RegisteredHandler | undefined, error: unknown, signal: AbortSignal): AttemptEnd {
+    const reason = signal.aborted ? signal.reason : undefined;
+    const cause = reason instanceof HandlerTimeoutError || reason instanceof ShutdownError || reason instanceof LeaseLostError ? reason : error;
+    const message = describeError(cause);
+    if (cause instanceof ShutdownError) return { kind: 'released', error: message };
+    const maxAttempts = Math.min(row.max_attempts, registered?.options.maxAttempts ?? Infinity);
+    if (cause instanceof PermanentFailureError || row.attempts >= maxAttempts) return { kind: 'failed', error: message };
+    const base = registered?.options.backoffBaseMs ?? HANDLER_DEFAULTS.backoffBaseMs;
+    const cap = registered?.options.backoffCapMs ?? HANDLER_DEFAULTS.backoffCapMs;
+    return { kind: 'retry', error: message, delayMs: fullJitterBackoffMs(row.attempts, base, cap) };
+  }
+
+  /** Extends every held lease; aborts the attempts whose lease is gone. */
+  private async heartbeat(): Promise<void> {
+    if (this.running.size === 0) return;
+    const held = [...this.running.values()];
+    const sentAt = Date.now();
+    let kept: Set<string>;
+    try {
+      const { rows } = await this.pool.query<{ id: string }>({
+        ...EXTEND_LEASES_SQL,
+        values: [this.workerId, held.map((h) => h.row.id), held.map((h) => h.row.attempts), this.settings.LEASE_MS],
+      });
+      kept = new Set(rows.map((r) => r.id));
+    } catch (error) {
+      this.logger.warn(`Heartbeat failed (leases not extended): ${(error as Error).message}`);
+      return;
+    }
+    for (const h of held) {
+      if (kept.has(h.row.id)) {
+        h.leaseDeadline = sentAt + this.settings.LEASE_MS;
+      } else if (!h.finishing && !h.controller.signal.aborted) {
+        this.logger.warn(`Lease lost for action ${h.row.id} attempt ${h.row.attempts}; aborting its handler`);
+        h.controller.abort(new LeaseLostError(h.row.id, h.row.attempts));
+      }
+    }
+  }
+
+  private async reapQuietly(): Promise<void> {
+    try {
+      const reaped = await this.reaper.reap();
+      if (reaped > 0) this.pump();
+    } catch (error) {
+      this.logger.warn(`Reaper failed (will retry): ${(error as Error).message}`);
+    }
+  }
+
+  /** Releases attempts whose handlers ignored the shutdown signal. */
+  private async releaseStuck(): Promise<void> {
+    const stuck = [...this.running.values()].filter((r) => !r.finishing);
+    await Promise.all(
+      stuck.map((r) =>
+        this.finisher.finish(this.workerId, { actionId: r.row.id, attempt: r.row.attempts, end: { kind: 'released', error: 'handler ignored the shutdown signal' } }, r.leaseDeadline),
+      ),
+    );
+  }
+
+  private deleteInterval(name: string): void {
+    try {
+      this.scheduler.deleteInterval(name);
+    } catch {
+      // not registered
+    }
+  }
+}
+
+function toQueuedAction(row: ClaimedActionRow, registered: RegisteredHandler): QueuedAction {
+  return {
+    id: row.id,
+    lockId: row.lock_id,
+    type: row.type,
+    payload: row.payload,
+    attempt: row.attempts,
+    maxAttempts: Math.min(row.max_attempts, registered.options.maxAttempts ?? Infinity),
+    onFailure: row.on_failure,
+    idempotencyKey: row.idempotency_key,
+    createdAt: row.created_at,
+  };
+}
+
+/** A handler's return value as storable JSON; throws PermanentFailureError when it is not. */
+function toJsonResult(result: unknown): unknown {
+  if (result === undefined) return null;
+  let text: string;
+  try {
+    text = JSON.stringify(result);
+  } catch (error) {
+    throw new PermanentFailureError(`handler result is not JSON-serialisable: ${(error as Error).message}`);
+  }
+  if (text === undefined) return null;
+  // PostgreSQL jsonb cannot hold the NUL character.
+  return JSON.parse(text.replace(/\\u0000/g, ''));
+}
+
+function describeError(error: unknown): string {
+  const text = error instanceof Error ? `${error.name === 'Error' ? '' : `${error.name}: `}${error.message}` : String(error);
+  return text.replace(/\u0000/g, '').slice(0, MAX_ERROR_CHARS) || 'unknown error';
+}
+
+/** Resolves true when `promise` settles within `ms`, false otherwise. */
+async function waitAtMost(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([promise.then(() => true), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
