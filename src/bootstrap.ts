@@ -6,8 +6,8 @@ import { loadSettings } from './config/settings';
 
 /**
  * Builds the Nest application with the HTTP edge configured: validation
- * (unknown fields rejected, every error names its field), body size limit,
- * shutdown hooks. Does not listen; call `app.listen(port)`.
+ * (unknown fields rejected, every error names its field) and the body size
+ * limit. Does not listen; call `app.listen(port)`.
  *
  * @param options database URL and optional settings (default from process.env).
  * @throws Error naming the setting when a setting is invalid.
@@ -29,7 +29,8 @@ export async function createApp(options: AppModuleOptions): Promise<INestApplica
       exceptionFactory: (errors) => new BadRequestException(flattenValidationErrors(errors)),
     }),
   );
-  app.enableShutdownHooks();
+  // No app.enableShutdownHooks(): it re-raises the signal after closing, so the
+  // process would end "killed by SIGTERM". main.ts closes the app itself and exits 0.
   return app;
 }
 

@@ -23,11 +23,26 @@ async function main(): Promise<void> {
   const embedded = settings.DATABASE_URL ? null : await startEmbeddedPostgres(settings, logger);
   const databaseUrl = settings.DATABASE_URL ?? embedded!.url;
   const app = await createApp({ databaseUrl, settings });
-  if (embedded) {
-    // Runs after Nest's shutdown hooks, when the pool is closed.
-    const stopEmbedded = async () => embedded.stop();
-    app.getHttpServer().on('close', () => void stopEmbedded());
-  }
+  let closing = false;
+  const shutdown = (signal: NodeJS.Signals) => {
+    if (closing) return;
+    closing = true;
+    logger.log(`${signal} received: draining`);
+    // Nest runs beforeApplicationShutdown (the worker drains) and closes the pool.
+    void app
+      .close()
+      .then(() => embedded?.stop())
+      .then(() => {
+        logger.log('Stopped');
+        process.exit(0);
+      })
+      .catch((error: Error) => {
+        logger.error(`Shutdown failed: ${error.message}`);
+        process.exit(1);
+      });
+  };
+  process.on('SIGTERM', shutdown);
+  process.on('SIGINT', shutdown);
   await app.listen(settings.PORT, '0.0.0.0');
   logger.log(`Listening on http://127.0.0.1:${settings.PORT} (worker ${settings.WORKER_ENABLED ? 'on' : 'off'})`);
 }
