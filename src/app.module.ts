@@ -8,8 +8,11 @@ import { DatabaseModule } from './database/database.module';
 import { DATABASE_URL } from './database/database-url.token';
 import { DemoHandlersModule } from './demo/demo-handlers.module';
 import { HealthModule } from './health/health.module';
+import { LoggingModule } from './logging/logging.module';
+import { MetricsHttpModule } from './metrics/metrics-http.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { QueueModule } from './queue/queue.module';
+import { RetentionModule } from './retention/retention.module';
 import { defaultWorkerId } from './queue/worker-id';
 import { WORKER_ID } from './queue/worker-id.token';
 
@@ -31,12 +34,15 @@ export class AppModule {
       global: true,
       imports: [
         ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, load: [() => ({ settings })] }),
+        LoggingModule.forRoot(settings),
         ScheduleModule.forRoot(),
         MetricsModule,
         DatabaseModule.forRoot(options.databaseUrl),
         QueueModule,
         ActionsModule.register({ withRoutes: settings.API_ENABLED }),
         HealthModule,
+        MetricsHttpModule,
+        RetentionModule,
         ...(settings.DEMO_HANDLERS ? [DemoHandlersModule] : []),
         ...(options.imports ?? []),
       ],

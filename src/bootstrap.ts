@@ -1,8 +1,11 @@
 import { BadRequestException, INestApplication, ValidationPipe } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import { Logger } from 'nestjs-pino';
 import { AppModule, AppModuleOptions } from './app.module';
 import { loadSettings } from './config/settings';
+import { setupOpenApi } from './docs/openapi';
+import { applyBodyParser, applyHttpSecurity } from './security/http-security';
 
 /**
  * Builds the Nest application with the HTTP edge configured: validation
@@ -16,10 +19,15 @@ export async function createApp(options: AppModuleOptions): Promise<INestApplica
   const settings = options.settings ?? loadSettings(process.env);
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot({ ...options, settings }), {
     bodyParser: false,
-    bufferLogs: false,
+    // Start-up logs wait for pino (useLogger below); 'silent' stays silent even before.
+    bufferLogs: settings.LOG_LEVEL !== 'silent',
     logger: settings.LOG_LEVEL === 'silent' ? false : undefined,
   });
-  app.useBodyParser('json', { limit: settings.BODY_LIMIT_BYTES });
+  // Nest's Logger (worker, reaper, start-up) writes through nestjs-pino: one JSON line each.
+  app.useLogger(app.get(Logger));
+  // Order matters: headers, CORS, API key, then the body parser (413 beyond BODY_LIMIT_BYTES).
+  applyHttpSecurity(app, settings);
+  applyBodyParser(app, settings);
   app.useGlobalPipes(
     new ValidationPipe({
       whitelist: true,
@@ -29,6 +37,7 @@ export async function createApp(options: AppModuleOptions): Promise<INestApplica
       exceptionFactory: (errors) => new BadRequestException(flattenValidationErrors(errors)),
     }),
   );
+  if (settings.API_ENABLED) setupOpenApi(app);
   // No app.enableShutdownHooks(): it re-raises the signal after closing, so the
   // process would end "killed by SIGTERM". main.ts closes the app itself and exits 0.
   return app;

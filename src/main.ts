@@ -3,6 +3,7 @@ import { Logger } from '@nestjs/common';
 import { createApp } from './bootstrap';
 import { loadSettings } from './config/settings';
 import { startEmbeddedPostgres } from './database/embedded-postgres';
+import { HANDLER_MODULES } from './handler-modules';
 
 /**
  * Entry point: validates settings, uses DATABASE_URL or starts the embedded
@@ -22,7 +23,7 @@ async function main(): Promise<void> {
   }
   const embedded = settings.DATABASE_URL ? null : await startEmbeddedPostgres(settings, logger);
   const databaseUrl = settings.DATABASE_URL ?? embedded!.url;
-  const app = await createApp({ databaseUrl, settings });
+  const app = await createApp({ databaseUrl, settings, imports: HANDLER_MODULES });
   let closing = false;
   const shutdown = (signal: NodeJS.Signals) => {
     if (closing) return;

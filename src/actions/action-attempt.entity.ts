@@ -1,14 +1,22 @@
-import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Check, Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import { Action } from './action.entity';
 import type { AttemptOutcome } from './action-status';
 
 /** One finished execution attempt of an action (table `action_attempts`, append-only). */
 @Entity({ name: 'action_attempts' })
+@Index('action_attempts_action_idx', ['actionId', 'attempt'])
+@Check('action_attempts_outcome_valid', "outcome IN ('done', 'error', 'lease_expired', 'released')")
 export class ActionAttempt {
   @PrimaryGeneratedColumn('identity', { type: 'bigint', generatedIdentity: 'ALWAYS' })
   id: string;
 
   @Column({ name: 'action_id', type: 'bigint' })
   actionId: string;
+
+  /** The trace goes with its action (ON DELETE CASCADE; retention relies on it). */
+  @ManyToOne(() => Action, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'action_id', foreignKeyConstraintName: 'action_attempts_action_fk' })
+  action?: Action;
 
   @Column({ name: 'lock_id', type: 'bigint', nullable: true })
   lockId: string | null;

@@ -1,14 +1,34 @@
-import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Check, Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import type { ActionStatus, FailurePolicy } from './action-status';
 
 /**
  * One queued action (table `actions`). 64-bit columns are strings so no id
  * loses precision. `isHead` and `holdsGroup` are kept by database triggers
  * (see the CreateActionQueue migration); the application never writes them.
+ *
+ * The migration is the source of truth: the indexes and CHECK constraints
+ * below only mirror it (names and columns) so that TypeORM's schema diff
+ * (`migration:generate --check`) finds nothing to change.
  */
 @Entity({ name: 'actions' })
+@Index('actions_claimable_idx', ['runAt', 'id'], { where: "is_head AND status = 'pending'" })
+@Index('actions_group_holding_idx', ['lockId', 'id'], { where: 'holds_group AND lock_id IS NOT NULL' })
+@Index('actions_running_lease_idx', ['leaseExpiresAt'], { where: "status = 'running'" })
+@Index('actions_status_id_idx', ['status', 'id'])
+@Index('actions_lock_id_id_idx', ['lockId', 'id'], { where: 'lock_id IS NOT NULL' })
+@Index('actions_finished_at_idx', ['finishedAt'], { where: 'finished_at IS NOT NULL AND NOT holds_group' })
+@Index('actions_idempotency_key_uq', ['idempotencyKey'], { unique: true, where: 'idempotency_key IS NOT NULL' })
+@Check('actions_status_valid', "status IN ('pending', 'running', 'done', 'failed', 'cancelled')")
+@Check('actions_on_failure_valid', "on_failure IN ('block', 'skip')")
+@Check('actions_type_length', 'char_length(type) BETWEEN 1 AND 200')
+@Check('actions_payload_is_object', "jsonb_typeof(payload) = 'object'")
+@Check('actions_max_attempts_positive', 'max_attempts >= 1')
+@Check('actions_attempts_in_range', 'attempts >= 0')
+@Check('actions_idempotency_key_length', 'char_length(idempotency_key) BETWEEN 1 AND 200')
+@Check('actions_running_has_lease', "status <> 'running' OR (lease_owner IS NOT NULL AND lease_expires_at IS NOT NULL)")
 export class Action {
-  @PrimaryColumn({ type: 'bigint', default: () => "nextval('actions_id_seq')" })
+  /** From `actions_id_seq`, assigned by a trigger under the group lock. */
+  @PrimaryGeneratedColumn('increment', { type: 'bigint' })
   id: string;
 
   @Column({ name: 'lock_id', type: 'bigint', nullable: true })

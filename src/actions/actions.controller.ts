@@ -1,19 +1,39 @@
 import { Body, Controller, Get, HttpCode, HttpStatus, Param, Post, Query, Res } from '@nestjs/common';
+import {
+  ApiBadRequestResponse,
+  ApiBody,
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiPayloadTooLargeResponse,
+  ApiTags,
+} from '@nestjs/swagger';
 import type { Response } from 'express';
 import { ActionIdPipe } from './action-id.pipe';
 import { ActionResource, AttemptResource } from './action.resource';
 import { ActionsService } from './actions.service';
+import { ActionResponseDto, ActionsBatchResponseDto, ActionsPageResponseDto, ActionWithTraceResponseDto, ErrorResponseDto } from './dto/action-responses.dto';
 import { CreateActionDto } from './dto/create-action.dto';
 import { CreateActionsBatchDto } from './dto/create-actions-batch.dto';
 import { ListActionsQuery } from './dto/list-actions.query';
 
 /** REST routes of actions; each turns HTTP into one ActionsService call. */
+@ApiTags('actions')
+@ApiBadRequestResponse({ type: ErrorResponseDto, description: 'A field is invalid; `message` names it' })
 @Controller('actions')
 export class ActionsController {
   constructor(private readonly actions: ActionsService) {}
 
   /** Enqueues one action: 201, or 200 with the existing action when the idempotency key was used. */
   @Post()
+  @ApiOperation({ summary: 'Enqueue one action' })
+  @ApiCreatedResponse({ type: ActionResponseDto, description: 'Enqueued' })
+  @ApiOkResponse({ type: ActionResponseDto, description: 'The idempotency key was already used: the existing action' })
+  @ApiConflictResponse({ type: ErrorResponseDto, description: 'The idempotency key belongs to a different action' })
+  @ApiPayloadTooLargeResponse({ type: ErrorResponseDto, description: 'Body over BODY_LIMIT_BYTES' })
   async create(@Body() body: CreateActionDto, @Res({ passthrough: true }) res: Response): Promise<ActionResource> {
     const { action, created } = await this.actions.enqueue(body);
     res.status(created ? HttpStatus.CREATED : HttpStatus.OK);
@@ -22,6 +42,10 @@ export class ActionsController {
 
   /** Enqueues 1..1000 actions atomically, returned in input order. */
   @Post('batch')
+  @ApiOperation({ summary: 'Enqueue 1..1000 actions atomically (all or nothing)' })
+  @ApiBody({ type: CreateActionsBatchDto })
+  @ApiCreatedResponse({ type: ActionsBatchResponseDto })
+  @ApiPayloadTooLargeResponse({ type: ErrorResponseDto, description: 'Body over BODY_LIMIT_BYTES' })
   async createBatch(@Body() body: CreateActionsBatchDto): Promise<{ actions: ActionResource[] }> {
     const results = await this.actions.enqueueBatch(body.actions);
     return { actions: results.map((r) => r.action) };
@@ -29,18 +53,29 @@ export class ActionsController {
 
   /** A page of actions in id order. */
   @Get()
+  @ApiOperation({ summary: 'A page of actions in id order' })
+  @ApiOkResponse({ type: ActionsPageResponseDto })
   list(@Query() query: ListActionsQuery) {
     return this.actions.list(query);
   }
 
   /** One action with its trace. */
   @Get(':id')
+  @ApiOperation({ summary: 'One action with its trace' })
+  @ApiParam({ name: 'id', example: '17', description: 'Positive integer id' })
+  @ApiOkResponse({ type: ActionWithTraceResponseDto })
+  @ApiNotFoundResponse({ type: ErrorResponseDto })
   get(@Param('id', ActionIdPipe) id: string): Promise<ActionResource & { trace: AttemptResource[] }> {
     return this.actions.get(id);
   }
 
   /** Cancels a pending or failed action. */
   @Post(':id/cancel')
+  @ApiOperation({ summary: 'Cancel a pending or failed action' })
+  @ApiParam({ name: 'id', example: '17' })
+  @ApiOkResponse({ type: ActionResponseDto, description: 'Now cancelled' })
+  @ApiNotFoundResponse({ type: ErrorResponseDto })
+  @ApiConflictResponse({ type: ErrorResponseDto, description: 'Not pending or failed' })
   @HttpCode(HttpStatus.OK)
   cancel(@Param('id', ActionIdPipe) id: string): Promise<ActionResource> {
     return this.actions.cancel(id);
@@ -48,6 +83,11 @@ export class ActionsController {
 
   /** Retries a failed action. */
   @Post(':id/retry')
+  @ApiOperation({ summary: 'Retry a failed action: in place under `block`, as a new action at the group tail under `skip`' })
+  @ApiParam({ name: 'id', example: '17' })
+  @ApiOkResponse({ type: ActionResponseDto })
+  @ApiNotFoundResponse({ type: ErrorResponseDto })
+  @ApiConflictResponse({ type: ErrorResponseDto, description: 'Not failed, or already retried' })
   @HttpCode(HttpStatus.OK)
   retry(@Param('id', ActionIdPipe) id: string): Promise<ActionResource> {
     return this.actions.retry(id);

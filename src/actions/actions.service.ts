@@ -3,6 +3,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.token';
 import { ActionHandlersRegistry } from '../handlers/action-handlers.registry';
+import { EnqueueMetrics } from '../metrics/enqueue-metrics';
 import { ActionResource, AttemptResource, GroupResource, StatsResource, toActionResource, toAttemptResource } from './action.resource';
 import { CreateActionDto } from './dto/create-action.dto';
 import { lockIdProblem } from './dto/lock-id.validator';
@@ -30,6 +31,37 @@ export interface EnqueueResult {
 }
 
 /**
+ * The rows of an `UPDATE ... RETURNING` run through `DataSource.query`: TypeORM
+ * answers UPDATE and DELETE with `[rows, rowCount]`, every other statement with `rows`.
+ */
+function updatedRows<T>(result: unknown): T[] {
+  if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number') return result[0] as T[];
+  return result as T[];
+}
+
+/** How often an enqueue transaction that lost a deadlock or serialization conflict is run again. */
+const ENQUEUE_CONFLICT_RETRIES = 5;
+
+/**
+ * Runs `tx` again (up to {@link ENQUEUE_CONFLICT_RETRIES} times, after a short
+ * random pause) when PostgreSQL rolled it back as a deadlock victim (40P01) or
+ * a serialization failure (40001). A plain SQL producer inserting into several
+ * groups locks them in its own row order, so an API batch can lose a deadlock
+ * to it; the rolled-back batch wrote nothing, so running it again is safe.
+ */
+async function retryOnConflict<T>(tx: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await tx();
+    } catch (error) {
+      const code = (error as { code?: string; driverError?: { code?: string } }).driverError?.code ?? (error as { code?: string }).code;
+      if ((code !== '40P01' && code !== '40001') || attempt > ENQUEUE_CONFLICT_RETRIES) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 20 * attempt)));
+    }
+  }
+}
+
+/**
  * Enqueues, reads and manages actions. Injectable into any module, so
  * in-process code can enqueue too, optionally inside its own TypeORM
  * transaction (pass its EntityManager) to make the enqueue atomic with its
@@ -41,6 +73,7 @@ export class ActionsService {
     private readonly dataSource: DataSource,
     private readonly registry: ActionHandlersRegistry,
     @Inject(SETTINGS) private readonly settings: Settings,
+    private readonly enqueueMetrics: EnqueueMetrics,
   ) {}
 
   /**
@@ -111,7 +144,9 @@ export class ActionsService {
         return { action: toActionResource(inserted[next++]), created: true };
       });
     };
-    return manager ? run(manager) : this.dataSource.transaction('READ COMMITTED', run);
+    const results = await (manager ? run(manager) : retryOnConflict(() => this.dataSource.transaction('READ COMMITTED', run)));
+    this.enqueueMetrics.enqueued(results.filter((r) => r.created).map((r) => r.action.type));
+    return results;
   }
 
   /**
@@ -143,7 +178,7 @@ export class ActionsService {
    * @throws NotFoundException; ConflictException from any other status.
    */
   async cancel(id: string): Promise<ActionResource> {
-    const [row]: ActionRow[] = await this.dataSource.query(CANCEL_ACTION_SQL, [id]);
+    const [row] = updatedRows<ActionRow>(await this.dataSource.query(CANCEL_ACTION_SQL, [id]));
     if (row) return toActionResource(row);
     throw await this.stateConflict(id, 'cancel', 'pending or failed');
   }
@@ -155,7 +190,7 @@ export class ActionsService {
    * @throws NotFoundException; ConflictException when not failed or already retried.
    */
   async retry(id: string): Promise<ActionResource> {
-    const [inPlace]: ActionRow[] = await this.dataSource.query(RETRY_IN_PLACE_SQL, [id]);
+    const [inPlace] = updatedRows<ActionRow>(await this.dataSource.query(RETRY_IN_PLACE_SQL, [id]));
     if (inPlace) return toActionResource(inPlace);
     return this.dataSource.transaction('READ COMMITTED', async (m) => {
       const [failed]: (ActionRow & { retried_as: string | null })[] = await m.query(LOCK_FAILED_SKIP_SQL, [id]);

@@ -1,5 +1,5 @@
 import { plainToInstance, Transform } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, validateSync } from 'class-validator';
+import { getMetadataStorage, IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, validateSync } from 'class-validator';
 
 const toBoolean = ({ value }: { value: unknown }): unknown => {
   if (typeof value !== 'string') return value;
@@ -59,6 +59,17 @@ export class Settings {
   @Transform(toInteger) @IsInt() @Min(50) @Max(3_600_000)
   REAPER_INTERVAL_MS = 5_000;
 
+  /**
+   * Retry backoff base (ms) for handlers whose options give no `backoffBaseMs`:
+   * the delay after failed attempt n is uniform in [0, min(cap, base * 2^(n-1))].
+   */
+  @Transform(toInteger) @IsInt() @Min(0) @Max(3_600_000)
+  RETRY_BACKOFF_BASE_MS = 1_000;
+
+  /** Retry backoff cap (ms) for handlers whose options give no `backoffCapMs`. */
+  @Transform(toInteger) @IsInt() @Min(0) @Max(86_400_000)
+  RETRY_BACKOFF_CAP_MS = 60_000;
+
   /** maxAttempts of an action enqueued through the API without one. */
   @Transform(toInteger) @IsInt() @Min(1) @Max(100)
   DEFAULT_MAX_ATTEMPTS = 5;
@@ -70,6 +81,16 @@ export class Settings {
   /** Days finished actions and their trace are kept; 0 keeps everything. */
   @Transform(toInteger) @IsInt() @Min(0) @Max(36_500)
   RETENTION_DAYS = 0;
+
+  /** How often the retention job runs (ms), when RETENTION_DAYS > 0. */
+  @Transform(toInteger) @IsInt() @Min(1_000) @Max(86_400_000)
+  RETENTION_INTERVAL_MS = 3_600_000;
+
+  /** Comma-separated origins allowed by CORS (e.g. `https://a.example,https://b.example`). Unset: CORS off. */
+  @IsOptional() @IsString() @Matches(/^(\*|https?:\/\/[^\s,]+(\s*,\s*https?:\/\/[^\s,]+)*)$/, {
+    message: 'CORS_ORIGINS must be * or a comma-separated list of http(s) origins',
+  })
+  CORS_ORIGINS?: string;
 
   /** When set, every route but /health requires `Authorization: Bearer <key>` or `x-api-key`. */
   @IsOptional() @IsString() @MinLength(16, { message: 'API_KEY must be at least 16 characters' })
@@ -100,8 +121,32 @@ export class Settings {
   WORKER_ID?: string;
 }
 
-/** Names of all settings, for documentation checks. */
-export const SETTING_NAMES = Object.keys(new Settings());
+/** Names of all settings (optional ones included), for documentation and deployment checks. */
+export const SETTING_NAMES: string[] = [
+  ...new Set(getMetadataStorage().getTargetValidationMetadatas(Settings, '', true, false).map((m) => m.propertyName)),
+];
+
+/** Settings whose value is never echoed in an error (secrets, or URLs that may hold a password). */
+const SECRET_SETTINGS = new Set(['API_KEY', 'DATABASE_URL']);
+
+/**
+ * What one setting must be, in words, from its validation decorators, e.g.
+ * "WORKER_CONCURRENCY must be an integer from 1 to 1000".
+ */
+export function describeAllowedValues(name: string): string {
+  const rules = getMetadataStorage()
+    .getTargetValidationMetadatas(Settings, '', true, false)
+    .filter((m) => m.propertyName === name);
+  const arg = (n: string): unknown => rules.find((r) => r.name === n)?.constraints?.[0];
+  const has = (n: string): boolean => rules.some((r) => r.name === n);
+  if (has('isBoolean')) return `${name} must be true or false`;
+  if (has('isIn')) return `${name} must be one of ${(arg('isIn') as string[]).join(', ')}`;
+  if (has('isInt')) return `${name} must be an integer from ${String(arg('min'))} to ${String(arg('max'))}`;
+  const custom = rules.find((r) => typeof r.message === 'string')?.message;
+  if (typeof custom === 'string') return custom;
+  if (has('minLength')) return `${name} must be a string of at least ${String(arg('minLength'))} characters`;
+  return `${name} must be a string`;
+}
 
 /**
  * Reads and validates the settings from an environment.
@@ -111,7 +156,7 @@ export const SETTING_NAMES = Object.keys(new Settings());
  * @throws Error with one line per invalid setting, naming it and the allowed values.
  */
 export function loadSettings(env: Record<string, unknown> = process.env): Settings {
-  const known = new Set([...SETTING_NAMES, 'DATABASE_URL', 'API_KEY', 'WORKER_ID']);
+  const known = new Set(SETTING_NAMES);
   const picked: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(env)) {
     if (known.has(key) && value !== undefined && value !== '') picked[key] = value;
@@ -120,8 +165,8 @@ export function loadSettings(env: Record<string, unknown> = process.env): Settin
   const errors = validateSync(settings, { whitelist: false });
   if (errors.length > 0) {
     const lines = errors.map((e) => {
-      const why = Object.values(e.constraints ?? {}).join('; ');
-      return `Invalid setting ${e.property}=${JSON.stringify(e.value)}: ${why}`;
+      const shown = SECRET_SETTINGS.has(e.property) ? '' : `=${JSON.stringify(e.value)}`;
+      return `Invalid setting ${e.property}${shown}: ${describeAllowedValues(e.property)}`;
     });
     throw new Error(lines.join('\n'));
   }

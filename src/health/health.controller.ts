@@ -1,45 +1,43 @@
-import { Controller, Get, Inject, ServiceUnavailableException } from '@nestjs/common';
-import type { Pool } from 'pg';
-import { Settings } from '../config/settings';
-import { SETTINGS } from '../config/settings.token';
-import { PG_POOL } from '../database/pg-pool.provider';
-import { WorkerService } from '../queue/worker.service';
+import { Controller, Get } from '@nestjs/common';
+import { ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import { HealthCheck, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
+import { MigrationsHealthIndicator } from './migrations.health';
+import { WorkerHealthIndicator } from './worker.health';
 
 /** Database ping timeout (ms). */
-const PING_TIMEOUT_MS = 2_000;
+export const PING_TIMEOUT_MS = 2_000;
 
-/** `GET /health`: 200 when the database answers and the worker loop is alive, else 503. */
+/**
+ * Health checks with @nestjs/terminus. Both answer 200 with
+ * `{ status: 'ok', info, error, details }`, or 503 with `status: 'error'` and
+ * the failing part under `error` (e.g. `error.database`). Open even when
+ * API_KEY is set.
+ */
+@ApiTags('health')
 @Controller('health')
 export class HealthController {
   constructor(
-    @Inject(PG_POOL) private readonly pool: Pool,
-    @Inject(SETTINGS) private readonly settings: Settings,
-    private readonly worker: WorkerService,
+    private readonly health: HealthCheckService,
+    private readonly db: TypeOrmHealthIndicator,
+    private readonly worker: WorkerHealthIndicator,
+    private readonly migrations: MigrationsHealthIndicator,
   ) {}
 
+  /** Liveness: the database answers a ping within 2 s and the worker loop ticked recently. */
   @Get()
-  async check() {
-    const database = await this.ping();
-    const workerAlive = !this.worker.enabled || Date.now() - this.worker.lastClaimAt < Math.max(3 * this.settings.WORKER_POLL_INTERVAL_MS, 15_000);
-    const body = {
-      status: database && workerAlive ? 'ok' : 'error',
-      database: database ? 'up' : 'down',
-      worker: this.worker.enabled ? (workerAlive ? 'up' : 'down') : 'disabled',
-    };
-    if (body.status !== 'ok') throw new ServiceUnavailableException(body);
-    return body;
+  @HealthCheck()
+  @ApiOperation({ summary: 'Liveness: database ping and worker loop' })
+  @ApiServiceUnavailableResponse({ description: 'The database or the worker loop is down; the body names it' })
+  live() {
+    return this.health.check([() => this.db.pingCheck('database', { timeout: PING_TIMEOUT_MS }), () => this.worker.isAlive('worker')]);
   }
 
-  private async ping(): Promise<boolean> {
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('timeout')), PING_TIMEOUT_MS)));
-      await Promise.race([this.pool.query('SELECT 1'), timeout]);
-      return true;
-    } catch {
-      return false;
-    } finally {
-      clearTimeout(timer);
-    }
+  /** Readiness: the database answers and every migration is applied. */
+  @Get('ready')
+  @HealthCheck()
+  @ApiOperation({ summary: 'Readiness: database ping and migrations applied' })
+  @ApiServiceUnavailableResponse({ description: 'Not ready; the body names the failing part' })
+  ready() {
+    return this.health.check([() => this.db.pingCheck('database', { timeout: PING_TIMEOUT_MS }), () => this.migrations.isApplied('migrations')]);
   }
 }

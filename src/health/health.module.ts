@@ -1,7 +1,14 @@
 import { Module } from '@nestjs/common';
+import { TerminusModule } from '@nestjs/terminus';
 import { QueueModule } from '../queue/queue.module';
 import { HealthController } from './health.controller';
+import { MigrationsHealthIndicator } from './migrations.health';
+import { WorkerHealthIndicator } from './worker.health';
 
-/** Health endpoints. */
-@Module({ imports: [QueueModule], controllers: [HealthController] })
+/** `/health` (liveness) and `/health/ready` (readiness), served in every role. */
+@Module({
+  imports: [TerminusModule.forRoot({ errorLogStyle: 'json' }), QueueModule],
+  controllers: [HealthController],
+  providers: [WorkerHealthIndicator, MigrationsHealthIndicator],
+})
 export class HealthModule {}

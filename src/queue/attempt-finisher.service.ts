@@ -2,7 +2,19 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Pool } from 'pg';
 import { PG_POOL } from '../database/pg-pool.provider';
 import { AttemptToFinish } from './attempt-outcome';
-import { FINISH_ATTEMPTS_SQL } from './sql/finish-attempts.sql';
+import { ClaimedActionRow } from './sql/claim-actions.sql';
+import { FINISH_ATTEMPTS_SQL, FinishAttemptsRow } from './sql/finish-attempts.sql';
+
+/**
+ * Who takes the next heads that a finishing batch releases (see
+ * FINISH_ATTEMPTS_SQL): the worker's runnable types, its lease length, and a
+ * callback that starts them. `types()` returning [] turns hand-off off.
+ */
+export interface HandoffTarget {
+  types(): string[];
+  leaseMs: number;
+  accept(rows: ClaimedActionRow[]): void;
+}
 
 /** Most attempts written by one statement. */
 const MAX_BATCH = 256;
@@ -14,6 +26,10 @@ interface Waiting {
   item: AttemptToFinish;
   /** Give up writing after this time (ms since epoch): the lease is gone by then. */
   deadline: number;
+  /** A write of it failed once. Only then does the deadline apply: the first
+   * write always goes out, since the fenced statement, not the local clock,
+   * decides whether the lease is still held. */
+  failed?: boolean;
   resolve: (recorded: boolean) => void;
 }
 
@@ -30,8 +46,14 @@ export class AttemptFinisher {
   private readonly logger = new Logger(AttemptFinisher.name);
   private queue: Waiting[] = [];
   private flushing: Promise<void> | null = null;
+  private handoff: HandoffTarget | null = null;
 
   constructor(@Inject(PG_POOL) private readonly pool: Pool) {}
+
+  /** Sets (or clears, with null) the receiver of handed-off next heads. */
+  setHandoff(target: HandoffTarget | null): void {
+    this.handoff = target;
+  }
 
   /**
    * Queues an attempt's end for writing.
@@ -51,12 +73,13 @@ export class AttemptFinisher {
     let delay = RETRY_BASE_MS;
     while (this.queue.length > 0) {
       const now = Date.now();
-      const expired = this.queue.filter((w) => w.deadline <= now);
+      const isExpired = (w: Waiting) => w.failed === true && w.deadline <= now;
+      const expired = this.queue.filter(isExpired);
       for (const w of expired) {
         this.logger.warn(`Gave up recording attempt ${w.item.attempt} of action ${w.item.actionId}: lease expired while the database was unreachable`);
         w.resolve(false);
       }
-      this.queue = this.queue.filter((w) => w.deadline > now);
+      this.queue = this.queue.filter((w) => !isExpired(w));
       const batch = this.queue.splice(0, MAX_BATCH);
       if (batch.length === 0) break;
       try {
@@ -65,6 +88,7 @@ export class AttemptFinisher {
         delay = RETRY_BASE_MS;
       } catch (error) {
         this.logger.warn(`Recording ${batch.length} attempt(s) failed, retrying in ${delay} ms: ${(error as Error).message}`);
+        for (const w of batch) w.failed = true;
         this.queue.unshift(...batch);
         await new Promise((r) => setTimeout(r, delay));
         delay = Math.min(delay * 2, RETRY_CAP_MS);
@@ -93,10 +117,38 @@ export class AttemptFinisher {
           break;
       }
     }
-    const { rows } = await this.pool.query<{ action_id: string; attempt: number }>({
+    const handoff = this.handoff;
+    const types = handoff?.types() ?? [];
+    const { rows } = await this.pool.query<FinishAttemptsRow>({
       ...FINISH_ATTEMPTS_SQL,
-      values: [workerId, ids, attempts, statuses, results, errors, delays, outcomes],
+      values: [workerId, ids, attempts, statuses, results, errors, delays, outcomes, types, handoff?.leaseMs ?? 0],
     });
-    return new Set(rows.map((r) => `${r.action_id}:${r.attempt}`));
+    const recorded = new Set<string>();
+    const claimed: ClaimedActionRow[] = [];
+    for (const r of rows) {
+      if (r.kind === 'finished') recorded.add(`${r.id}:${r.attempt}`);
+      else claimed.push(toClaimedRow(r));
+    }
+    if (claimed.length > 0) {
+      if (handoff) handoff.accept(claimed);
+      else this.logger.error(`Handed-off actions with no receiver: ${claimed.map((c) => c.id).join(', ')}; the reaper will return them`);
+    }
+    return recorded;
   }
+}
+
+function toClaimedRow(r: FinishAttemptsRow): ClaimedActionRow {
+  return {
+    id: r.id,
+    lock_id: r.lock_id,
+    type: r.type as string,
+    payload: r.payload ?? {},
+    attempts: r.attempt,
+    max_attempts: r.max_attempts as number,
+    on_failure: r.on_failure ?? 'block',
+    run_at: new Date(),
+    created_at: r.created_at as Date,
+    idempotency_key: r.idempotency_key,
+    lease_expires_at: new Date(),
+  };
 }

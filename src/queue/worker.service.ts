@@ -112,6 +112,12 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     this.scheduler.addInterval('actions-heartbeat', setInterval(() => void this.heartbeat(), Math.max(50, Math.floor(LEASE_MS / 3))));
     this.scheduler.addInterval('actions-reaper', setInterval(() => void this.reapQuietly(), REAPER_INTERVAL_MS));
     this.listener.start(() => this.pump());
+    // Next heads released by our own completions come straight back to us.
+    this.finisher.setHandoff({
+      types: () => (this.stopping ? [] : this.types),
+      leaseMs: LEASE_MS,
+      accept: (rows) => rows.forEach((row) => this.start(row)),
+    });
     this.logger.log(`Worker ${this.workerId} started: concurrency ${this.settings.WORKER_CONCURRENCY}, lease ${LEASE_MS} ms, types ${this.types.join(', ')}`);
     void this.reapQuietly();
     this.pump();
@@ -163,6 +169,9 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       } catch (error) {
         this.logger.warn(`Claim failed (will retry): ${(error as Error).message}`);
         this.pausedUntil = Date.now() + CLAIM_ERROR_PAUSE_MS;
+        // Wake-ups during the pause are dropped by pump(); retry after it so a
+        // long WORKER_POLL_INTERVAL_MS does not leave work waiting a whole poll.
+        setTimeout(() => this.pump(), CLAIM_ERROR_PAUSE_MS + 10).unref();
         return;
       }
       for (const row of rows) this.start(row);
@@ -213,6 +222,8 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     this.metrics.handled(row.type, end.kind, seconds);
     const recorded = await this.finisher.finish(this.workerId, { actionId: row.id, attempt: row.attempts, end }, attempt.leaseDeadline);
     if (recorded) {
+      // The retry is claimable at run_at; wake up then rather than at the next poll.
+      if (end.kind === 'retry') setTimeout(() => this.pump(), end.delayMs + 5).unref();
       const detail = end.kind === 'done' ? '' : `: ${end.error}`;
       this.logger.debug?.(`action ${row.id} lock ${row.lock_id ?? '-'} attempt ${row.attempts} ${end.kind} in ${Math.round(seconds * 1000)} ms${detail}`);
     } else {
@@ -228,8 +239,9 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     if (cause instanceof ShutdownError) return { kind: 'released', error: message };
     const maxAttempts = Math.min(row.max_attempts, registered?.options.maxAttempts ?? Infinity);
     if (cause instanceof PermanentFailureError || row.attempts >= maxAttempts) return { kind: 'failed', error: message };
-    const base = registered?.options.backoffBaseMs ?? HANDLER_DEFAULTS.backoffBaseMs;
-    const cap = registered?.options.backoffCapMs ?? HANDLER_DEFAULTS.backoffCapMs;
+    // Handler options first, then the RETRY_BACKOFF_* settings (defaults equal HANDLER_DEFAULTS).
+    const base = registered?.options.backoffBaseMs ?? this.settings.RETRY_BACKOFF_BASE_MS ?? HANDLER_DEFAULTS.backoffBaseMs;
+    const cap = registered?.options.backoffCapMs ?? this.settings.RETRY_BACKOFF_CAP_MS ?? HANDLER_DEFAULTS.backoffCapMs;
     return { kind: 'retry', error: message, delayMs: fullJitterBackoffMs(row.attempts, base, cap) };
   }
 

@@ -1,3 +1,4 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { IsDate, IsIn, IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
 import { FAILURE_POLICIES, FailurePolicy } from '../action-status';
@@ -9,28 +10,38 @@ export const ACTION_TYPE_REGEX = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/;
 /** Body of `POST /actions` and each item of a batch. */
 export class CreateActionDto {
   /** Handler name; a handler must be registered for it. */
+  @ApiProperty({ example: 'instance.create', pattern: ACTION_TYPE_REGEX.source, description: 'Handler name; a handler must be registered for it' })
   @IsString()
   @Matches(ACTION_TYPE_REGEX, { message: 'type must be 1..200 characters of letters, digits, ".", "_", "-", ":"' })
   type: string;
 
   /** Group key: decimal string or safe integer; null or absent = no group. Canonical decimal string after validation. */
+  @ApiPropertyOptional({
+    oneOf: [{ type: 'string', pattern: '^-?\\d{1,19}$' }, { type: 'integer' }],
+    nullable: true,
+    example: '26',
+    description: 'Group key: decimal string (signed 64-bit) or safe integer; null = no group',
+  })
   @IsOptional()
   @Transform(toLockIdString)
   @IsLockId()
   lockId?: string | null;
 
   /** JSON object handed to the handler. Default {}. */
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, example: { instanceId: 26 }, description: 'JSON object handed to the handler; default {}; at most MAX_PAYLOAD_BYTES serialized' })
   @IsOptional()
   @IsObject({ message: 'payload must be a JSON object' })
   payload?: Record<string, unknown>;
 
   /** Not claimable before this time (ISO 8601). Default now. */
+  @ApiPropertyOptional({ type: String, format: 'date-time', example: '2025-01-01T12:00:00Z', description: 'Not claimable before; default now' })
   @IsOptional()
   @Type(() => Date)
   @IsDate({ message: 'runAt must be an ISO 8601 timestamp' })
   runAt?: Date;
 
   /** Executions allowed before the action fails, 1..100. Default DEFAULT_MAX_ATTEMPTS. */
+  @ApiPropertyOptional({ minimum: 1, maximum: 100, example: 5, description: 'Default DEFAULT_MAX_ATTEMPTS' })
   @IsOptional()
   @IsInt()
   @Min(1)
@@ -38,11 +49,13 @@ export class CreateActionDto {
   maxAttempts?: number;
 
   /** What a final failure does to the group. Default block. */
+  @ApiPropertyOptional({ enum: FAILURE_POLICIES, default: 'block' })
   @IsOptional()
   @IsIn(FAILURE_POLICIES)
   onFailure?: FailurePolicy;
 
   /** Enqueue at most once per key: a repeat returns the existing action with 200. */
+  @ApiPropertyOptional({ minLength: 1, maxLength: 200, example: 'create-26', description: 'A repeat returns the existing action with 200' })
   @IsOptional()
   @IsString()
   @Length(1, 200)

@@ -1,3 +1,4 @@
+import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, ValidateNested } from 'class-validator';
 import { CreateActionDto } from './create-action.dto';
@@ -7,6 +8,7 @@ export const MAX_BATCH_ITEMS = 1000;
 
 /** Body of `POST /actions/batch`: all or nothing, in input order. */
 export class CreateActionsBatchDto {
+  @ApiProperty({ type: [CreateActionDto], minItems: 1, maxItems: MAX_BATCH_ITEMS, description: 'Within a group, input order is processing order' })
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(MAX_BATCH_ITEMS)

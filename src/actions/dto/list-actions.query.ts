@@ -1,3 +1,4 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
 import { ACTION_STATUSES, ActionStatus } from '../action-status';
@@ -6,20 +7,24 @@ import { IsLockId, toLockIdString } from './lock-id.validator';
 
 /** Query of `GET /actions`. */
 export class ListActionsQuery {
+  @ApiPropertyOptional({ enum: ACTION_STATUSES })
   @IsOptional()
   @IsIn(ACTION_STATUSES)
   status?: ActionStatus;
 
+  @ApiPropertyOptional({ type: String, example: '26' })
   @IsOptional()
   @Transform(toLockIdString)
   @IsLockId()
   lockId?: string;
 
+  @ApiPropertyOptional({ example: 'instance.create' })
   @IsOptional()
   @Matches(ACTION_TYPE_REGEX, { message: 'type must be a valid action type' })
   type?: string;
 
   /** Page size, 1..500, default 50. */
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 500, default: 50 })
   @IsOptional()
   @Type(() => Number)
   @IsInt({ message: 'limit must be an integer' })
@@ -28,6 +33,7 @@ export class ListActionsQuery {
   limit?: number;
 
   /** Cursor: the last id of the previous page. */
+  @ApiPropertyOptional({ type: String, example: '67', description: 'The last id of the previous page' })
   @IsOptional()
   @Matches(/^\d{1,19}$/, { message: 'after must be a non-negative integer id' })
   after?: string;

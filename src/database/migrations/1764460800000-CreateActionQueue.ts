@@ -158,9 +158,12 @@ export class CreateActionQueue1764460800000 implements MigrationInterface {
             USING ERRCODE = '55000';
         END IF;
         PERFORM aq_lock_group(p_lock_id);
+        -- ORDER BY lock_id, id matches actions_group_holding_idx exactly; with
+        -- ORDER BY id alone the planner may walk the primary key through every
+        -- finished row of a deep group (quadratic over the group's life).
         SELECT id INTO v_next FROM actions
-          WHERE lock_id = p_lock_id AND holds_group
-          ORDER BY id LIMIT 1;
+          WHERE lock_id = p_lock_id AND holds_group AND lock_id IS NOT NULL
+          ORDER BY lock_id, id LIMIT 1;
         UPDATE action_groups SET head_id = v_next WHERE lock_id = p_lock_id;
         IF v_next IS NOT NULL THEN
           UPDATE actions SET is_head = true WHERE id = v_next AND NOT is_head;
@@ -196,7 +199,7 @@ export class CreateActionQueue1764460800000 implements MigrationInterface {
         -- head_id does not show yet (it is set by an AFTER trigger, so that a
         -- row skipped by ON CONFLICT DO NOTHING never becomes a head).
         NEW.is_head := v_head IS NULL AND NOT EXISTS (
-          SELECT 1 FROM actions WHERE lock_id = NEW.lock_id AND holds_group
+          SELECT 1 FROM actions WHERE lock_id = NEW.lock_id AND holds_group AND lock_id IS NOT NULL
         );
         RETURN NEW;
       END $$;

@@ -1,0 +1,374 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { CLAIM_ACTIONS_SQL } from '../src/queue/sql/claim-actions.sql';
+import { createMigratedDatabase, dropDatabase, withClient } from './bench-database';
+import { checkTrace, TraceVerdict } from './check-trace';
+import { startBenchService } from './service-process';
+
+/**
+ * The benchmark: `npm run bench` (full) or `npm run bench -- --quick`.
+ *
+ * Measures a pgbench baseline on this machine, then runs each scenario of the
+ * performance issue through the real service (a separate process, demo
+ * handler with durationMs 0), checks order and overlaps from the trace for
+ * every run, and prints a table plus bench-results.json with a `targets`
+ * array. Figures are only meaningful as ratios to the baseline of the same run.
+ */
+
+const quick = process.argv.includes('--quick');
+const SCALE = quick ? 1 : 1; // the targets name their sizes; quick only shortens pgbench and repeats
+const PGBENCH_SECONDS = quick ? 5 : 15;
+const SERVICE_ENV = { WORKER_CONCURRENCY: '64', DB_POOL_SIZE: '8', WORKER_POLL_INTERVAL_MS: '1000' };
+
+interface ScenarioResult {
+  name: string;
+  actions: number;
+  seconds: number;
+  actionsPerSecond: number;
+  ratioToBaseline?: number;
+  latencyMs?: { p50: number; p95: number; p99: number };
+  peakRssMb: number;
+  verdict?: TraceVerdict;
+  note?: string;
+}
+interface Target {
+  name: string;
+  measured: number;
+  target: string;
+  pass: boolean;
+}
+
+const results: ScenarioResult[] = [];
+const targets: Target[] = [];
+let dbCounter = 0;
+const dbName = (label: string) => `aq_bench_${label}_${process.pid}_${dbCounter++}`;
+
+function log(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+
+/** pgbench single-row update transactions; falls back to a node loop when pgbench is missing. */
+function pgbenchTps(url: string, clients: number): { tps: number; tool: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'aq-bench-'));
+  const script = join(dir, 'update.sql');
+  writeFileSync(script, '\\set aid random(1, 100000)\nUPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = :aid;\n');
+  const out = execFileSync('pgbench', ['-n', '-c', String(clients), '-j', String(Math.min(clients, 2)), '-T', String(PGBENCH_SECONDS), '-f', script, url], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const m = /tps = ([\d.]+) \(without initial connection time\)/.exec(out) ?? /tps = ([\d.]+)/.exec(out);
+  if (!m) throw new Error(`cannot read pgbench output:\n${out}`);
+  return { tps: Number(m[1]), tool: 'pgbench' };
+}
+
+async function loopTps(url: string, clients: number): Promise<{ tps: number; tool: string }> {
+  const conns = await Promise.all(Array.from({ length: clients }, async () => {
+    const c = new Client({ connectionString: url });
+    await c.connect();
+    return c;
+  }));
+  let count = 0;
+  const end = Date.now() + PGBENCH_SECONDS * 1000;
+  await Promise.all(conns.map(async (c) => {
+    while (Date.now() < end) {
+      await c.query('UPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = $1', [1 + Math.floor(Math.random() * 100_000)]);
+      count++;
+    }
+  }));
+  await Promise.all(conns.map((c) => c.end()));
+  return { tps: count / PGBENCH_SECONDS, tool: 'node loop of single-row UPDATE transactions (pgbench missing)' };
+}
+
+async function baseline(): Promise<{ one: number; sixteen: number; tool: string }> {
+  const name = dbName('pgbench');
+  const url = await createMigratedDatabase(name);
+  try {
+    let hasPgbench = true;
+    try {
+      execFileSync('pgbench', ['-i', '-s', '1', '-q', url], { stdio: 'ignore' });
+    } catch {
+      hasPgbench = false;
+      await withClient(url, async (c) => {
+        await c.query('CREATE TABLE pgbench_accounts (aid int PRIMARY KEY, abalance int NOT NULL DEFAULT 0, filler char(84))');
+        await c.query('INSERT INTO pgbench_accounts (aid) SELECT generate_series(1, 100000)');
+      });
+    }
+    const run = (clients: number) => (hasPgbench ? Promise.resolve(pgbenchTps(url, clients)) : loopTps(url, clients));
+    const one = await run(1);
+    const sixteen = await run(16);
+    return { one: one.tps, sixteen: sixteen.tps, tool: one.tool };
+  } finally {
+    await dropDatabase(name);
+  }
+}
+
+/** Groups of an enqueue: how many actions and the lock id expression over i = 1..n. */
+interface Workload {
+  count: number;
+  lockExpr: string;
+}
+
+async function enqueueSql(c: Client, w: Workload, type = 'instance.update'): Promise<void> {
+  await c.query(
+    `INSERT INTO actions (lock_id, type, payload)
+     SELECT ${w.lockExpr}, $1, '{"durationMs": 0}'::jsonb FROM generate_series(1, $2::int) AS i ORDER BY i`,
+    [type, w.count],
+  );
+}
+
+/** Enqueues the workloads up front, starts the service, waits for all to finish, checks the trace. */
+export async function processingScenario(name: string, workloads: Workload[], measureLockFilter?: string): Promise<ScenarioResult> {
+  const db = dbName(name.replace(/\W+/g, '_').slice(0, 20));
+  const url = await createMigratedDatabase(db);
+  try {
+    const total = await withClient(url, async (c) => {
+      for (const w of workloads) await enqueueSql(c, w);
+      await c.query('ANALYZE actions');
+      return workloads.reduce((n, w) => n + w.count, 0);
+    });
+    const svc = await startBenchService(url, SERVICE_ENV);
+    try {
+      await withClient(url, async (c) => {
+        for (;;) {
+          const { rows } = await c.query(`SELECT count(*)::int AS n FROM actions WHERE status IN ('pending', 'running')`);
+          if (rows[0].n === 0) break;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      });
+    } finally {
+      await svc.stop();
+    }
+    return await withClient(url, async (c) => {
+      const filter = measureLockFilter ? `WHERE ${measureLockFilter}` : '';
+      const { rows } = await c.query(
+        `SELECT count(DISTINCT action_id)::int AS n, extract(epoch FROM max(finished_at) - min(started_at))::float8 AS s FROM action_attempts ${filter}`,
+      );
+      const verdict = await checkTrace(c);
+      const seconds = rows[0].s;
+      return {
+        name,
+        actions: measureLockFilter ? rows[0].n : total,
+        seconds,
+        actionsPerSecond: rows[0].n / seconds,
+        peakRssMb: svc.peakRss() / 2 ** 20,
+        verdict,
+      };
+    });
+  } finally {
+    await dropDatabase(db);
+  }
+}
+
+/** SQL insert commit → handler start, one action at a time, driven by LISTEN/NOTIFY (poll set to 60 s). */
+export async function latencyScenario(samples: number): Promise<ScenarioResult> {
+  const db = dbName('latency');
+  const url = await createMigratedDatabase(db);
+  const svc = await startBenchService(url, { ...SERVICE_ENV, WORKER_POLL_INTERVAL_MS: '60000' });
+  try {
+    const latencies = await withClient(url, async (c) => {
+      const out: number[] = [];
+      for (let i = 0; i < samples + 10; i++) {
+        const { rows } = await c.query(`INSERT INTO actions (lock_id, type, payload) VALUES ($1, 'instance.update', '{"durationMs": 0}') RETURNING id`, [i % 7]);
+        const committedAt = performance.timeOrigin + performance.now();
+        let startedAt: number | null = null;
+        while (startedAt === null) {
+          const r = await c.query(`SELECT extract(epoch FROM started_at)::float8 * 1000 AS ms FROM action_attempts WHERE action_id = $1`, [rows[0].id]);
+          if (r.rows.length > 0) startedAt = r.rows[0].ms;
+          else await new Promise((res) => setTimeout(res, 2));
+        }
+        if (i >= 10) out.push(Math.max(0, (startedAt as number) - committedAt)); // first 10 warm up
+      }
+      return out;
+    });
+    latencies.sort((a, b) => a - b);
+    const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))];
+    const verdict = await withClient(url, checkTrace);
+    return {
+      name: 'latency (SQL commit to handler start)',
+      actions: samples,
+      seconds: 0,
+      actionsPerSecond: 0,
+      latencyMs: { p50: pct(50), p95: pct(95), p99: pct(99) },
+      peakRssMb: svc.peakRss() / 2 ** 20,
+      verdict,
+    };
+  } finally {
+    await svc.stop();
+    await dropDatabase(db);
+  }
+}
+
+/** Median time (ms) of the claim statement, rolled back each time, over `n` runs. */
+async function claimStatementMs(c: Client, n: number): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < n; i++) {
+    await c.query('BEGIN');
+    const t = performance.now();
+    await c.query({ ...CLAIM_ACTIONS_SQL, values: ['bench', ['instance.update'], 16, 30_000] });
+    times.push(performance.now() - t);
+    await c.query('ROLLBACK');
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)];
+}
+
+/** Claim time at 10 000 vs 1 000 000 pending (half in one group); also SQL enqueue rate. */
+export async function scaleScenario(): Promise<{ small: number; large: number; plan: string; promotePlan: string; insertRowsPerSec: number; headsOk: boolean }> {
+  const db = dbName('scale');
+  const url = await createMigratedDatabase(db);
+  try {
+    return await withClient(url, async (c) => {
+      const fill = async (n: number) => {
+        // Half in one deep group (lock 0), half spread over groups of 10.
+        await c.query(
+          `INSERT INTO actions (lock_id, type, payload)
+           SELECT CASE WHEN i % 2 = 0 THEN 0 ELSE 1 + (i / 20) END, 'instance.update', '{}'::jsonb
+           FROM generate_series(1, $1::int) AS i ORDER BY i`,
+          [n],
+        );
+        await c.query('ANALYZE actions');
+      };
+      await fill(10_000);
+      const small = await claimStatementMs(c, 200);
+      const started = performance.now();
+      await c.query(
+        `INSERT INTO actions (lock_id, type, payload)
+         SELECT 1000000 + i % 1000, 'instance.update', '{}'::jsonb FROM generate_series(1, 100000) AS i ORDER BY i`,
+      );
+      const insertRowsPerSec = 100_000 / ((performance.now() - started) / 1000);
+      const heads = await c.query(
+        `SELECT count(*) FILTER (WHERE h <> 1)::int AS bad FROM (
+           SELECT lock_id, count(*) FILTER (WHERE is_head) AS h FROM actions WHERE lock_id >= 1000000 GROUP BY lock_id) g`,
+      );
+      await fill(1_000_000 - 110_000);
+      const large = await claimStatementMs(c, 200);
+      await c.query('BEGIN');
+      const plan = (await c.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${CLAIM_ACTIONS_SQL.text}`, ['bench', ['instance.update'], 16, 30_000])).rows
+        .map((r) => r['QUERY PLAN'])
+        .join('\n');
+      await c.query('ROLLBACK');
+      const promotePlan = (
+        await c.query(`EXPLAIN (COSTS OFF) SELECT id FROM actions WHERE lock_id = 0 AND holds_group ORDER BY id LIMIT 1`)
+      ).rows
+        .map((r) => r['QUERY PLAN'])
+        .join('\n');
+      return { small, large, plan, promotePlan, insertRowsPerSec, headsOk: heads.rows[0].bad === 0 };
+    });
+  } finally {
+    await dropDatabase(db);
+  }
+}
+
+/** POST /actions/batch with 1 000 actions per request, 20 requests, 2 at a time. */
+export async function restEnqueueScenario(): Promise<ScenarioResult> {
+  const db = dbName('rest');
+  const url = await createMigratedDatabase(db);
+  const svc = await startBenchService(url, { ...SERVICE_ENV, WORKER_ENABLED: 'false' });
+  try {
+    const batches = 20;
+    const body = (b: number) =>
+      JSON.stringify({ actions: Array.from({ length: 1000 }, (_, i) => ({ lockId: String((b * 1000 + i) % 1000), type: 'instance.update', payload: { durationMs: 0, n: i } })) });
+    const bodies = Array.from({ length: batches }, (_, b) => body(b));
+    await fetch(`${svc.url}/actions/batch`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: body(999) }); // warm-up
+    const started = performance.now();
+    let next = 0;
+    await Promise.all(
+      [0, 1].map(async () => {
+        while (next < batches) {
+          const res = await fetch(`${svc.url}/actions/batch`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: bodies[next++] });
+          if (res.status !== 201) throw new Error(`batch answered ${res.status}: ${await res.text()}`);
+        }
+      }),
+    );
+    const seconds = (performance.now() - started) / 1000;
+    return { name: 'enqueue: POST /actions/batch (1 000 per request)', actions: batches * 1000, seconds, actionsPerSecond: (batches * 1000) / seconds, peakRssMb: svc.peakRss() / 2 ** 20 };
+  } finally {
+    await svc.stop();
+    await dropDatabase(db);
+  }
+}
+
+function addTarget(name: string, measured: number, target: string, pass: boolean): void {
+  targets.push({ name, measured: Math.round(measured * 100) / 100, target, pass });
+}
+
+async function main(): Promise<void> {
+  log(`Ordered action queue benchmark (${quick ? 'quick' : 'full'}) on ${process.platform}, node ${process.version}`);
+  const base = await baseline();
+  log(`Baseline (${base.tool}, single-row UPDATE transactions, ${PGBENCH_SECONDS} s): 1 client ${base.one.toFixed(0)} tps, 16 clients ${base.sixteen.toFixed(0)} tps`);
+
+  const wide = await processingScenario('wide: 20 000 actions, 2 000 groups of 10', [{ count: 20_000 * SCALE, lockExpr: 'i % 2000' }]);
+  const ungrouped = await processingScenario('ungrouped: 20 000 actions, no lockId', [{ count: 20_000 * SCALE, lockExpr: 'NULL::bigint' }]);
+  const many = await processingScenario('many groups: 20 000 actions, one per group', [{ count: 20_000 * SCALE, lockExpr: 'i' }]);
+  const othersAlone = await processingScenario('others alone: 10 000 actions, 1 000 groups of 10', [{ count: 10_000, lockExpr: '1 + i % 1000' }]);
+  const withDeep = await processingScenario(
+    'others beside a deep group (10 000 in group 0)',
+    [
+      { count: 10_000, lockExpr: '0' },
+      { count: 10_000, lockExpr: '1 + i % 1000' },
+    ],
+    'lock_id <> 0',
+  );
+  const deep = await processingScenario('single deep group: 10 000 actions', [{ count: 10_000, lockExpr: '0' }]);
+  const latency = await latencyScenario(200);
+  const rest = await restEnqueueScenario();
+  const scale = await scaleScenario();
+
+  for (const r of [wide, ungrouped, many, othersAlone, withDeep, deep]) r.ratioToBaseline = r.actionsPerSecond / base.sixteen;
+  deep.ratioToBaseline = deep.actionsPerSecond / base.one;
+  deep.note = 'ratio to pgbench 1 client';
+  results.push(wide, ungrouped, many, othersAlone, withDeep, deep, latency, rest);
+
+  addTarget('wide >= pgbench 16-client tps', wide.actionsPerSecond, `>= ${base.sixteen.toFixed(0)}`, wide.actionsPerSecond >= base.sixteen);
+  addTarget('ungrouped >= wide', ungrouped.actionsPerSecond, `>= ${wide.actionsPerSecond.toFixed(0)}`, ungrouped.actionsPerSecond >= wide.actionsPerSecond);
+  addTarget('many groups >= 0.9 x ungrouped', many.actionsPerSecond, `>= ${(0.9 * ungrouped.actionsPerSecond).toFixed(0)}`, many.actionsPerSecond >= 0.9 * ungrouped.actionsPerSecond);
+  addTarget('others beside a deep group >= 0.9 x others alone', withDeep.actionsPerSecond, `>= ${(0.9 * othersAlone.actionsPerSecond).toFixed(0)}`, withDeep.actionsPerSecond >= 0.9 * othersAlone.actionsPerSecond);
+  addTarget('single deep group >= 0.5 x pgbench 1-client tps', deep.actionsPerSecond, `>= ${(0.5 * base.one).toFixed(0)}`, deep.actionsPerSecond >= 0.5 * base.one);
+  addTarget('latency p50 <= 1.5 ms', latency.latencyMs!.p50, '<= 1.5', latency.latencyMs!.p50 <= 1.5);
+  addTarget('latency p99 <= 5 ms', latency.latencyMs!.p99, '<= 5', latency.latencyMs!.p99 <= 5);
+  addTarget('claim time at 1 000 000 pending <= 1.5 x at 10 000 (ms)', scale.large, `<= ${(1.5 * scale.small).toFixed(3)}`, scale.large <= 1.5 * scale.small);
+  const peak = Math.max(...results.map((r) => r.peakRssMb));
+  addTarget('service peak RSS < 256 MB (all scenarios)', peak, '< 256', peak < 256);
+  addTarget('POST /actions/batch >= 20 000 actions/s', rest.actionsPerSecond, '>= 20000', rest.actionsPerSecond >= 20_000);
+  addTarget('SQL INSERT ... SELECT 100 000 rows into 1 000 groups >= 50 000 rows/s (heads correct)', scale.insertRowsPerSec, '>= 50000', scale.insertRowsPerSec >= 50_000 && scale.headsOk);
+  const allOrdered = results.every((r) => !r.verdict || r.verdict.ok);
+  addTarget('order checker: zero violations in every run', allOrdered ? 0 : 1, '0', allOrdered);
+
+  log('');
+  log('scenario                                              actions   seconds   actions/s   ratio   p50/p95/p99 ms      RSS MB  trace');
+  for (const r of results) {
+    const lat = r.latencyMs ? `${r.latencyMs.p50.toFixed(2)}/${r.latencyMs.p95.toFixed(2)}/${r.latencyMs.p99.toFixed(2)}` : '-';
+    const v = r.verdict ? (r.verdict.ok ? 'ok' : `BAD ${JSON.stringify(r.verdict)}`) : '-';
+    log(
+      `${r.name.padEnd(52)} ${String(r.actions).padStart(8)} ${r.seconds.toFixed(2).padStart(9)} ${r.actionsPerSecond.toFixed(0).padStart(11)} ${(r.ratioToBaseline ?? 0).toFixed(2).padStart(7)}   ${lat.padEnd(18)} ${r.peakRssMb.toFixed(0).padStart(6)}  ${v}`,
+    );
+  }
+  log('');
+  log(`Claim statement median: ${scale.small.toFixed(3)} ms at 10 000 pending, ${scale.large.toFixed(3)} ms at 1 000 000 pending (half in one group)`);
+  log(`SQL INSERT ... SELECT of 100 000 rows into 1 000 groups: ${scale.insertRowsPerSec.toFixed(0)} rows/s, one head per group: ${scale.headsOk}`);
+  log('');
+  log('EXPLAIN of the claim statement at 1 000 000 pending:');
+  log(scale.plan);
+  log('');
+  log('EXPLAIN of the promotion lookup (next head of the deep group):');
+  log(scale.promotePlan);
+  log('');
+  log('Targets:');
+  for (const t of targets) log(`  ${t.pass ? 'PASS' : 'FAIL'}  ${t.name}: measured ${t.measured}, target ${t.target}`);
+  writeFileSync(
+    'bench-results.json',
+    JSON.stringify({ mode: quick ? 'quick' : 'full', baseline: base, scenarios: results, claimMs: { at10k: scale.small, at1m: scale.large }, targets }, null, 2),
+  );
+  log('\nWrote bench-results.json');
+  process.exitCode = targets.every((t) => t.pass) ? 0 : 1;
+}
+
+if (require.main === module) {
+  main().catch((error) => {
+    console.error(error);
+    process.exit(2);
+  });
+}

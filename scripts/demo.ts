@@ -1,0 +1,209 @@
+/**
+ * `npm run demo`: runs the service on a real PostgreSQL, feeds it the four
+ * sample actions of the problem statement plus a lifecycle workload, and
+ * checks the recorded trace.
+ *
+ * Database: with DATABASE_URL the demo uses that database as is and looks only
+ * at the actions it enqueued itself. Without it, it starts (or joins) the
+ * embedded PostgreSQL and creates a fresh database `demo_<timestamp>` that it
+ * drops at the end, so every run starts empty and never touches the data of
+ * `npm start` (database `action_queue`).
+ *
+ * Exit code 0 only when the verdict is clean (no order violation, no overlap
+ * within a group, nothing lost, nothing executed twice).
+ */
+import { ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { loadSettings } from '../src/config/settings';
+import { EmbeddedPostgresHandle, startEmbeddedPostgres } from '../src/database/embedded-postgres';
+import { DemoAction, interleavedBatches, lifecycleWorkload } from './demo-workload';
+import { groupByLockId, readTrace, renderTimeline, verifyTrace } from './demo-trace';
+
+const ROOT = join(__dirname, '..', '..');
+const MAIN = join(ROOT, 'dist', 'src', 'main.js');
+const SEED_FILE = join(ROOT, 'examples', 'seed-actions.json');
+const INSTANCES = 300;
+const FIRST_LOCK_ID = 1000;
+const BATCH_SIZE = 100;
+const RUN_TIMEOUT_MS = 60_000;
+
+/** Logger for the embedded server: only problems reach the console. */
+const quietLogger = {
+  log: () => undefined,
+  warn: (m: unknown) => console.warn(`  [embedded postgres] ${String(m)}`),
+  error: (m: unknown) => console.error(`  [embedded postgres] ${String(m)}`),
+};
+
+async function main(): Promise<number> {
+  const settings = loadSettings(process.env);
+  const cleanups: Array<() => Promise<unknown>> = [];
+  const cleanup = async () => {
+    while (cleanups.length) await cleanups.pop()!().catch((e: Error) => console.error(`cleanup: ${e.message}`));
+  };
+  process.once('SIGINT', () => void cleanup().then(() => process.exit(130)));
+  try {
+    const databaseUrl = await prepareDatabase(settings, cleanups);
+    const port = await freePort();
+    console.log(`Service: node dist/src/main.js on 127.0.0.1:${port} (worker concurrency ${settings.WORKER_CONCURRENCY})`);
+    const service = await startService(databaseUrl, port);
+    cleanups.push(() => stopService(service));
+    const baseUrl = `http://127.0.0.1:${port}`;
+
+    const seed = (JSON.parse(readFileSync(SEED_FILE, 'utf8')) as { actions: DemoAction[] }).actions;
+    const groups = lifecycleWorkload(INSTANCES, FIRST_LOCK_ID);
+    const batches = interleavedBatches(groups, BATCH_SIZE);
+    const expected = seed.length + groups.reduce((n, g) => n + g.length, 0);
+    console.log(`Enqueueing ${seed.length} sample actions (groups 26 and 8) and ${expected - seed.length} lifecycle actions of ${INSTANCES} instances in ${batches.length} interleaved batches`);
+
+    const ids: string[] = [];
+    for (const batch of [seed, ...batches]) ids.push(...(await postBatch(baseUrl, batch)));
+
+    const client = new Client({ connectionString: databaseUrl });
+    await client.connect();
+    cleanups.push(() => client.end());
+    await waitUntilFinished(client, ids);
+
+    const trace = await readTrace(client, ids);
+    const verdict = verifyTrace(trace, expected);
+    const byGroup = groupByLockId(trace);
+    const pick = (lockIds: string[]) => lockIds.filter((l) => byGroup.has(l)).map((l) => [l, byGroup.get(l)!] as [string, typeof trace]);
+
+    console.log('\nSample groups 26 and 8 (enqueued interleaved: 26, 8, 26, 8):');
+    renderTimeline(pick(['26', '8'])).forEach((l) => console.log(l));
+    console.log('\nA few generated groups:');
+    renderTimeline(pick(['1000', '1001', '1002', String(FIRST_LOCK_ID + INSTANCES - 1)])).forEach((l) => console.log(l));
+
+    console.log('\nSummary');
+    console.log(`  actions          ${verdict.actions} (expected ${expected})`);
+    console.log(`  groups           ${verdict.groups}`);
+    console.log(`  wall time        ${(verdict.wallMs / 1000).toFixed(2)} s (first enqueue to last finish, database clock)`);
+    console.log(`  max parallelism  ${verdict.maxParallelism} actions running at once`);
+    const line =
+      `order violations ${verdict.orderViolations}, overlaps within a group ${verdict.overlaps}, ` +
+      `lost ${verdict.lost}, repeated executions ${verdict.repeated}`;
+    console.log(`\nVERDICT: ${verdict.clean ? 'CLEAN' : 'FAILED'}: ${line}`);
+    return verdict.clean ? 0 : 1;
+  } finally {
+    await cleanup();
+  }
+}
+
+/** DATABASE_URL as is, or a fresh `demo_<timestamp>` database on the embedded server (dropped by a cleanup). */
+async function prepareDatabase(settings: ReturnType<typeof loadSettings>, cleanups: Array<() => Promise<unknown>>): Promise<string> {
+  if (settings.DATABASE_URL) {
+    console.log('Database: DATABASE_URL (only the actions of this run are checked)');
+    return settings.DATABASE_URL;
+  }
+  const embedded: EmbeddedPostgresHandle = await startEmbeddedPostgres(settings, quietLogger);
+  cleanups.push(() => embedded.stop());
+  const name = `demo_${new Date().toISOString().replace(/\D/g, '').slice(0, 14)}_${process.pid}`;
+  const admin = new Client({ connectionString: embedded.adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  cleanups.push(async () => {
+    const c = new Client({ connectionString: embedded.adminUrl });
+    await c.connect();
+    await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).finally(() => c.end());
+  });
+  const url = new URL(embedded.url);
+  url.pathname = `/${name}`;
+  console.log(`Database: embedded PostgreSQL 127.0.0.1:${settings.EMBEDDED_PG_PORT} (data ${settings.EMBEDDED_PG_DIR}), fresh database ${name}, dropped at the end`);
+  return url.toString();
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+interface Service {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | string>;
+}
+
+async function startService(databaseUrl: string, port: number): Promise<Service> {
+  let out = '';
+  const child = spawn(process.execPath, [MAIN], {
+    env: { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', DATABASE_URL: databaseUrl, PORT: String(port), DEMO_HANDLERS: 'true' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  let dead = false;
+  void exited.then(() => (dead = true));
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (dead) throw new Error(`the service exited during start-up:\n${out}`);
+    const ok = await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.status === 200, () => false);
+    if (ok) return { child, output: () => out, exited };
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`the service did not become healthy within 30 s:\n${out}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function stopService(service: Service): Promise<void> {
+  service.child.kill('SIGTERM');
+  const code = await Promise.race([service.exited, new Promise((r) => setTimeout(() => r('timeout'), 20_000))]);
+  if (code === 'timeout') service.child.kill('SIGKILL');
+  if (code !== 0) console.error(`service exited with ${String(code)}:\n${service.output()}`);
+}
+
+/** POST /actions/batch; returns the ids in input order. */
+async function postBatch(baseUrl: string, actions: DemoAction[]): Promise<string[]> {
+  const res = await fetch(`${baseUrl}/actions/batch`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(process.env.API_KEY ? { authorization: `Bearer ${process.env.API_KEY}` } : {}) },
+    body: JSON.stringify({ actions }),
+  });
+  const body = (await res.json()) as { actions?: Array<{ id: string }>; message?: unknown };
+  if (res.status !== 201 || !body.actions) throw new Error(`POST /actions/batch answered ${res.status}: ${JSON.stringify(body.message ?? body)}`);
+  return body.actions.map((a) => a.id);
+}
+
+/** Polls until every id is in a terminal state, or RUN_TIMEOUT_MS passes (then the verdict reports the rest as lost). */
+async function waitUntilFinished(client: Client, ids: string[]): Promise<void> {
+  const deadline = Date.now() + RUN_TIMEOUT_MS;
+  let last = '';
+  for (;;) {
+    const { rows } = await client.query<{ open: number; done: number }>(
+      `SELECT count(*) FILTER (WHERE status IN ('pending', 'running'))::int AS open,
+              count(*) FILTER (WHERE status = 'done')::int AS done
+         FROM actions WHERE id = ANY($1::bigint[])`,
+      [ids],
+    );
+    const { open, done } = rows[0];
+    const progress = `  ${done}/${ids.length} done`;
+    if (progress !== last && process.stdout.isTTY) process.stdout.write(`\r${progress}`);
+    last = progress;
+    if (open === 0) break;
+    if (Date.now() > deadline) {
+      console.log(`\n  gave up waiting after ${RUN_TIMEOUT_MS / 1000} s with ${open} actions unfinished`);
+      break;
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  if (process.stdout.isTTY) process.stdout.write('\n');
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: Error) => {
+    console.error(`demo failed: ${error.stack ?? error.message}`);
+    process.exit(1);
+  },
+);

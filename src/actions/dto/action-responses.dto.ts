@@ -1,0 +1,146 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ACTION_STATUSES, ATTEMPT_OUTCOMES, FAILURE_POLICIES } from '../action-status';
+
+/*
+ * Response shapes for the OpenAPI document only. The controllers return the
+ * plain objects of action.resource.ts; these classes describe the same
+ * fields (see CONTRACT.md) so that /docs-json carries schemas and examples.
+ */
+
+/** An action (CONTRACT.md, "Action resource"). */
+export class ActionResponseDto {
+  @ApiProperty({ example: '17', description: '64-bit id as a decimal string' })
+  id: string;
+
+  @ApiProperty({ example: '26', nullable: true, type: String, description: 'Group key (decimal string), or null: belongs to no group' })
+  lockId: string | null;
+
+  @ApiProperty({ example: 'instance.create', description: 'Handler name' })
+  type: string;
+
+  @ApiProperty({ example: { instanceId: 26 }, type: 'object', additionalProperties: true })
+  payload: Record<string, unknown>;
+
+  @ApiProperty({ enum: ACTION_STATUSES, example: 'pending' })
+  status: string;
+
+  @ApiProperty({ example: 1, description: 'Executions started so far' })
+  attempts: number;
+
+  @ApiProperty({ example: 5, minimum: 1, maximum: 100 })
+  maxAttempts: number;
+
+  @ApiProperty({ enum: FAILURE_POLICIES, example: 'block' })
+  onFailure: string;
+
+  @ApiProperty({ example: '2025-01-01T12:00:00.000Z', format: 'date-time', description: 'Not claimable before' })
+  runAt: string;
+
+  @ApiProperty({ example: '2025-01-01T12:00:00.000Z', format: 'date-time' })
+  createdAt: string;
+
+  @ApiProperty({ example: null, nullable: true, type: String, format: 'date-time' })
+  startedAt: string | null;
+
+  @ApiProperty({ example: null, nullable: true, type: String, format: 'date-time' })
+  finishedAt: string | null;
+
+  @ApiProperty({ example: null, nullable: true, description: 'What the handler returned (any JSON)' })
+  result: unknown;
+
+  @ApiProperty({ example: null, nullable: true, type: String })
+  lastError: string | null;
+
+  @ApiProperty({ example: 'create-26', nullable: true, type: String })
+  idempotencyKey: string | null;
+
+  @ApiProperty({ example: null, nullable: true, type: String, description: 'The failed `skip` action this one retries' })
+  retryOf: string | null;
+}
+
+/** One trace entry: an ended execution attempt. */
+export class AttemptResponseDto {
+  @ApiProperty({ example: 1 })
+  attempt: number;
+
+  @ApiProperty({ example: 'host-1234-ab12' })
+  workerId: string;
+
+  @ApiProperty({ example: '2025-01-01T12:00:01.000Z', format: 'date-time' })
+  startedAt: string;
+
+  @ApiProperty({ example: '2025-01-01T12:00:02.000Z', format: 'date-time' })
+  finishedAt: string;
+
+  @ApiProperty({ enum: ATTEMPT_OUTCOMES, example: 'done' })
+  outcome: string;
+
+  @ApiProperty({ example: null, nullable: true, type: String })
+  error: string | null;
+}
+
+/** `GET /actions/:id`: the action with its trace. */
+export class ActionWithTraceResponseDto extends ActionResponseDto {
+  @ApiProperty({ type: [AttemptResponseDto] })
+  trace: AttemptResponseDto[];
+}
+
+/** `POST /actions/batch`. */
+export class ActionsBatchResponseDto {
+  @ApiProperty({ type: [ActionResponseDto], description: 'In input order' })
+  actions: ActionResponseDto[];
+}
+
+/** `GET /actions`. */
+export class ActionsPageResponseDto {
+  @ApiProperty({ type: [ActionResponseDto] })
+  items: ActionResponseDto[];
+
+  @ApiProperty({ example: '67', nullable: true, type: String, description: 'Pass as `after` for the next page; null on the last page' })
+  nextCursor: string | null;
+}
+
+/** `GET /groups/:lockId`. */
+export class GroupResponseDto {
+  @ApiProperty({ example: '26' })
+  lockId: string;
+
+  @ApiProperty({ type: ActionResponseDto, nullable: true })
+  head: ActionResponseDto | null;
+
+  @ApiProperty({ example: false })
+  running: boolean;
+
+  @ApiProperty({ example: 3 })
+  pendingCount: number;
+
+  @ApiProperty({ example: false })
+  blocked: boolean;
+
+  @ApiProperty({ example: null, nullable: true, type: String })
+  blockedReason: string | null;
+}
+
+/** `GET /stats`. */
+export class StatsResponseDto {
+  @ApiProperty({ example: { pending: 3, running: 1, done: 40, failed: 0, cancelled: 2 }, type: 'object', additionalProperties: { type: 'integer' } })
+  byStatus: Record<string, number>;
+
+  @ApiProperty({ example: 1.5, nullable: true, type: Number })
+  oldestPendingAgeSeconds: number | null;
+
+  @ApiProperty({ example: 0 })
+  blockedGroups: number;
+}
+
+/** Nest's standard error body; `message` names the offending field. */
+export class ErrorResponseDto {
+  @ApiProperty({ example: 400 })
+  statusCode: number;
+
+  @ApiProperty({ oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }], example: ['maxAttempts must not be greater than 100'] })
+  message: string | string[];
+
+  @ApiPropertyOptional({ example: 'Bad Request' })
+  error?: string;
+}

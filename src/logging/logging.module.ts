@@ -1,0 +1,63 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { DynamicModule, Module } from '@nestjs/common';
+import { LoggerModule } from 'nestjs-pino';
+import type { Options } from 'pino-http';
+import { Settings } from '../config/settings';
+
+/** Request headers never written to the log. */
+export const REDACTED_PATHS = ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie'];
+
+/** Whether pino-pretty is installed (it is a dev dependency; production images lack it). */
+function prettyAvailable(): boolean {
+  try {
+    require.resolve('pino-pretty');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * pino-http options from the settings: JSON lines, one per request (method,
+ * url, status, time; no bodies, no credentials), `LOG_LEVEL` respected,
+ * pretty output only when stdout is a terminal.
+ *
+ * @param settings the validated settings.
+ * @param isTty whether stdout is a terminal (default: detected).
+ */
+export function buildPinoHttpOptions(settings: Settings, isTty = Boolean(process.stdout.isTTY)): Options {
+  return {
+    level: settings.LOG_LEVEL,
+    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    genReqId: (req: IncomingMessage, res: ServerResponse) => {
+      const given = req.headers['x-request-id'];
+      const id = typeof given === 'string' && /^[\w.:-]{1,100}$/.test(given) ? given : randomUUID();
+      res.setHeader('x-request-id', id);
+      return id;
+    },
+    // Probes and scrapes are frequent and uninteresting: log them at debug.
+    customLogLevel: (req: IncomingMessage, res: ServerResponse, error?: Error) => {
+      if (error || res.statusCode >= 500) return 'error';
+      if (res.statusCode >= 400) return 'warn';
+      return /^\/(health|metrics)\b/.test(req.url ?? '') ? 'debug' : 'info';
+    },
+    transport: isTty && prettyAvailable() ? { target: 'pino-pretty', options: { singleLine: true, colorize: true } } : undefined,
+  };
+}
+
+/**
+ * Structured logging with nestjs-pino. `createApp` makes Nest's own Logger
+ * (used by the worker for every attempt end, the reaper, etc.) write through
+ * the same pino instance with `app.useLogger(app.get(Logger))`.
+ */
+@Module({})
+export class LoggingModule {
+  /** @param settings the validated settings (LOG_LEVEL). */
+  static forRoot(settings: Settings): DynamicModule {
+    return {
+      module: LoggingModule,
+      imports: [LoggerModule.forRoot({ pinoHttp: buildPinoHttpOptions(settings) })],
+    };
+  }
+}

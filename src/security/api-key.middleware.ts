@@ -1,0 +1,48 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { NextFunction, Request, Response } from 'express';
+
+/** Paths that never need the API key: load balancers and orchestrators probe them. */
+export const OPEN_PATHS = ['/health', '/health/ready'];
+
+const digest = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
+
+/**
+ * Whether `presented` equals `expected`, in time independent of where they
+ * differ. Both are hashed first so that `timingSafeEqual` sees equal lengths
+ * and the key's length does not leak either.
+ */
+export function apiKeyMatches(expected: string, presented: string | undefined): boolean {
+  if (presented === undefined) return false;
+  return timingSafeEqual(digest(expected), digest(presented));
+}
+
+/** The key a request presents: `Authorization: Bearer <key>`, else `x-api-key: <key>`. */
+export function presentedApiKey(req: Pick<Request, 'headers'>): string | undefined {
+  const auth = req.headers.authorization;
+  if (typeof auth === 'string') {
+    const match = /^Bearer\s+(.+)$/i.exec(auth.trim());
+    if (match) return match[1];
+  }
+  const header = req.headers['x-api-key'];
+  return typeof header === 'string' ? header : undefined;
+}
+
+/**
+ * Express middleware requiring the API key on every path except
+ * {@link OPEN_PATHS}: the REST routes, `/metrics` and `/docs` alike. It runs
+ * before routing (it is installed with `app.use`), so it also covers routes
+ * that are not Nest controllers (the Swagger UI). Answers 401 with Nest's
+ * standard error body.
+ *
+ * @param apiKey the expected key (the API_KEY setting).
+ */
+export function apiKeyMiddleware(apiKey: string) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    if (OPEN_PATHS.includes(req.path.replace(/\/+$/, '') || '/')) return next();
+    if (apiKeyMatches(apiKey, presentedApiKey(req))) return next();
+    res
+      .status(401)
+      .set('WWW-Authenticate', 'Bearer')
+      .json({ statusCode: 401, message: 'API key required: send Authorization: Bearer <key> or x-api-key: <key>', error: 'Unauthorized' });
+  };
+}

@@ -1,0 +1,53 @@
+import type { INestApplication } from '@nestjs/common';
+import type { NextFunction, Request, Response } from 'express';
+import helmet from 'helmet';
+import { Settings } from '../config/settings';
+import { apiKeyMiddleware } from './api-key.middleware';
+
+interface HttpError extends Error {
+  status?: number;
+  statusCode?: number;
+  type?: string;
+}
+
+/**
+ * Express error handler for errors raised by the body parser, which runs
+ * before Nest's router and exception filters: a body over BODY_LIMIT_BYTES is
+ * 413 and malformed JSON 400, both with Nest's standard error body, never 500.
+ */
+export function bodyParserErrorHandler(limitBytes: number) {
+  return (error: HttpError, _req: Request, res: Response, next: NextFunction): void => {
+    if (error.type === 'entity.too.large') {
+      res.status(413).json({ statusCode: 413, message: `request body exceeds ${limitBytes} bytes (BODY_LIMIT_BYTES)`, error: 'Payload Too Large' });
+      return;
+    }
+    const status = error.status ?? error.statusCode;
+    if (status && status >= 400 && status < 500) {
+      const message = error.type === 'entity.parse.failed' ? 'request body is not valid JSON' : error.message;
+      res.status(status).json({ statusCode: status, message, error: status === 415 ? 'Unsupported Media Type' : 'Bad Request' });
+      return;
+    }
+    next(error);
+  };
+}
+
+/**
+ * Installs the HTTP edge protections, in this order: security headers
+ * (helmet), CORS only when CORS_ORIGINS is set, the API key when API_KEY is
+ * set, then the JSON body parser limited to BODY_LIMIT_BYTES and its error
+ * handler. Call before `app.listen()` and before mounting Swagger.
+ */
+export function applyHttpSecurity(app: INestApplication, settings: Settings): void {
+  app.use(helmet());
+  if (settings.CORS_ORIGINS) {
+    const origins = settings.CORS_ORIGINS.split(',').map((o) => o.trim());
+    app.enableCors({ origin: origins.includes('*') ? '*' : origins, allowedHeaders: ['content-type', 'authorization', 'x-api-key'] });
+  }
+  if (settings.API_KEY) app.use(apiKeyMiddleware(settings.API_KEY));
+}
+
+/** Installs the JSON body parser (BODY_LIMIT_BYTES) and its 413/400 error handler. */
+export function applyBodyParser(app: INestApplication & { useBodyParser(type: 'json', options: { limit: number }): unknown }, settings: Settings): void {
+  app.useBodyParser('json', { limit: settings.BODY_LIMIT_BYTES });
+  app.use(bodyParserErrorHandler(settings.BODY_LIMIT_BYTES));
+}
