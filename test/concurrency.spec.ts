@@ -78,7 +78,11 @@ describe('three service processes on one queue', () => {
     const sqlClients = await Promise.all(
       [0, 1, 2, 3].map(async () => {
         const c = new Client({ connectionString: db.url });
+        c.on('error', () => undefined); // a failed run drops the database under it
         await c.connect();
+        // Detect a deadlock with a service transaction quickly on the producer's
+        // side, so the producer is the one rolled back (and retries).
+        await c.query(`SET deadlock_timeout = '50ms'`);
         return c;
       }),
     );
@@ -86,8 +90,13 @@ describe('three service processes on one queue', () => {
     let sqlDeadlocks = 0;
     const send = async (chunk: Chunk, producer: number): Promise<string[]> => {
       if (chunk.via === 'sql') {
+        // Rows sorted by lock id (stable, so each group keeps its input order):
+        // a multi-row insert locks groups row by row, and one that visits them
+        // out of order can deadlock with the service, which locks groups in
+        // lock id order (the loser is rolled back whole and retried below).
+        const sorted = [...chunk.items].sort((x, y) => Number(x.lockId) - Number(y.lockId));
         const values: unknown[] = [];
-        const rows = chunk.items.map((s, k) => {
+        const rows = sorted.map((s, k) => {
           values.push(s.lockId, s.type, JSON.stringify(s.payload));
           return `($${3 * k + 1}::bigint, $${3 * k + 2}, $${3 * k + 3}::jsonb)`;
         });
@@ -100,7 +109,8 @@ describe('three service processes on one queue', () => {
               `INSERT INTO actions (lock_id, type, payload) VALUES ${rows.join(', ')} RETURNING id::text`,
               values,
             );
-            return out.map((r) => r.id);
+            const byInput = new Map(sorted.map((s, k) => [s, out[k].id]));
+            return chunk.items.map((s) => byInput.get(s)!);
           } catch (error) {
             if ((error as { code?: string }).code !== '40P01') throw error;
             sqlDeadlocks++;
@@ -122,6 +132,7 @@ describe('three service processes on one queue', () => {
         body: JSON.stringify({ actions: chunk.items }),
       });
       if (res.status !== 201) {
+        await new Promise((r) => setTimeout(r, 500)); // let the service's log of the error arrive
         throw new Error(`POST /actions/batch: ${res.status} ${await res.text()}\n${chunk.service.output().slice(-3000)}`);
       }
       return ((await res.json()) as { actions: { id: string }[] }).actions.map((a) => a.id);
@@ -155,11 +166,19 @@ describe('three service processes on one queue', () => {
     const allIds = ids.flat();
     expect(new Set(allIds).size).toBe(ACTIONS);
 
-    await waitFor(
-      async () => (await pg.query<{ n: number }>(`SELECT count(*)::int AS n FROM actions WHERE status <> 'done'`)).rows[0].n === 0,
-      90_000,
-      250,
-    );
+    process.stdout.write(`concurrency: enqueued ${chunks.length} chunks in ${enqueuedMs} ms\n`);
+    try {
+      await waitFor(
+        async () => (await pg.query<{ n: number }>(`SELECT count(*)::int AS n FROM actions WHERE status <> 'done'`)).rows[0].n === 0,
+        60_000,
+        250,
+      );
+    } catch (error) {
+      const { rows: state } = await pg.query(`
+        SELECT status, is_head, count(*)::int AS n, count(DISTINCT lock_id)::int AS groups FROM actions
+        WHERE status <> 'done' GROUP BY 1, 2`);
+      throw new Error(`not drained: ${JSON.stringify(state)}\n${services.map((s) => s.output().slice(-1500)).join('\n')}`);
+    }
     const drainedMs = Date.now() - started;
 
     const report = await checkTrace(pg, { expectDone: allIds });

@@ -1,4 +1,4 @@
-import { Check, Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { Check, Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import type { ActionStatus, FailurePolicy } from './action-status';
 
 /**
@@ -27,8 +27,8 @@ import type { ActionStatus, FailurePolicy } from './action-status';
 @Check('actions_idempotency_key_length', 'char_length(idempotency_key) BETWEEN 1 AND 200')
 @Check('actions_running_has_lease', "status <> 'running' OR (lease_owner IS NOT NULL AND lease_expires_at IS NOT NULL)")
 export class Action {
-  /** From `actions_id_seq`, assigned by a trigger under the group lock. */
-  @PrimaryGeneratedColumn('increment', { type: 'bigint' })
+  /** From `actions_id_seq`, assigned by a trigger under the group lock (no column default). */
+  @PrimaryColumn({ type: 'bigint' })
   id: string;
 
   @Column({ name: 'lock_id', type: 'bigint', nullable: true })

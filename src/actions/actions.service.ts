@@ -1,4 +1,4 @@
-import { BadRequestException, ConflictException, Inject, Injectable, NotFoundException } from '@nestjs/common';
+import { BadRequestException, ConflictException, Inject, Injectable, NotFoundException, ServiceUnavailableException } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.token';
@@ -48,6 +48,7 @@ const ENQUEUE_CONFLICT_RETRIES = 5;
  * a serialization failure (40001). A plain SQL producer inserting into several
  * groups locks them in its own row order, so an API batch can lose a deadlock
  * to it; the rolled-back batch wrote nothing, so running it again is safe.
+ * @throws ServiceUnavailableException (503) when every try lost.
  */
 async function retryOnConflict<T>(tx: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
@@ -55,7 +56,11 @@ async function retryOnConflict<T>(tx: () => Promise<T>): Promise<T> {
       return await tx();
     } catch (error) {
       const code = (error as { code?: string; driverError?: { code?: string } }).driverError?.code ?? (error as { code?: string }).code;
-      if ((code !== '40P01' && code !== '40001') || attempt > ENQUEUE_CONFLICT_RETRIES) throw error;
+      if (code !== '40P01' && code !== '40001') throw error;
+      if (attempt > ENQUEUE_CONFLICT_RETRIES) {
+        // Not the client's fault and nothing was written: 503, never 500 (G8).
+        throw new ServiceUnavailableException(`enqueue lost ${attempt} lock conflicts (${code}) with concurrent writers; nothing was written, retry`);
+      }
       await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 20 * attempt)));
     }
   }
@@ -273,11 +278,20 @@ export class ActionsService {
       lockId,
       type: input.type,
       payload,
-      runAt: input.runAt ? input.runAt.toISOString() : null,
+      runAt: input.runAt ? this.checkedRunAt(input.runAt, field) : null,
       maxAttempts: input.maxAttempts ?? this.settings.DEFAULT_MAX_ATTEMPTS,
       onFailure: input.onFailure ?? 'block',
       idempotencyKey: input.idempotencyKey ?? null,
     };
+  }
+
+  /** runAt as ISO text, within years 1970..9999 (PostgreSQL cannot store every JS date). */
+  private checkedRunAt(runAt: Date, field: string): string {
+    const t = runAt.getTime();
+    if (!Number.isFinite(t) || t < 0 || t > Date.UTC(9999, 11, 31)) {
+      throw new BadRequestException([`${field}runAt must be an ISO 8601 timestamp between 1970 and 9999`]);
+    }
+    return runAt.toISOString();
   }
 
   private async stateConflict(id: string, verb: string, allowed: string): Promise<Error> {

@@ -1,7 +1,7 @@
 import { LoggerService } from '@nestjs/common';
 import { execFile, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, promises as fs, readFileSync, rmSync } from 'node:fs';
+import { existsSync, promises as fs, readFileSync, rmSync, statSync } from 'node:fs';
 import { arch, platform, tmpdir, userInfo } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { Client } from 'pg';
@@ -92,6 +92,10 @@ export async function startEmbeddedPostgres(settings: Settings, logger: LoggerSe
   const credentials = readCredentials(dataDir);
   const pgUrl = (db: string) => `postgresql://${SUPERUSER}:${encodeURIComponent(credentials.password)}@127.0.0.1:${port}/${db}`;
 
+  const logFile = join(dataDir, LOG_FILE);
+  const debug = settings.LOG_LEVEL === 'debug' || settings.LOG_LEVEL === 'trace';
+  const relay = debug ? relayLog(logFile, logger, fileSize(logFile)) : null;
+
   let owned = true;
   const running = runningPostmaster(dataDir);
   if (running) {
@@ -108,7 +112,6 @@ export async function startEmbeddedPostgres(settings: Settings, logger: LoggerSe
   }
 
   if (owned) {
-    const logFile = join(dataDir, LOG_FILE);
     const opts = `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=''`;
     try {
       await pgCtl(bin, runAs, ['start', '-D', dataDir, '-l', logFile, '-w', '-t', '60', '-s', '-o', opts]);
@@ -119,9 +122,8 @@ export async function startEmbeddedPostgres(settings: Settings, logger: LoggerSe
   }
 
   await ensureDatabase(pgUrl('postgres'), EMBEDDED_DATABASE);
-  const stopRelay = settings.LOG_LEVEL === 'debug' || settings.LOG_LEVEL === 'trace' ? relayLog(join(dataDir, LOG_FILE), logger) : () => undefined;
 
-  logger.log(`Embedded PostgreSQL ${owned ? 'running' : 'joined'} on 127.0.0.1:${port}, data in ${dataDir} (log: ${join(dataDir, LOG_FILE)})`);
+  logger.log(`Embedded PostgreSQL ${owned ? 'running' : 'joined'} on 127.0.0.1:${port}, data in ${dataDir} (log: ${logFile})`);
   logger.log(`Connect with: psql "${pgUrl(EMBEDDED_DATABASE)}"`);
 
   let stopped = false;
@@ -131,10 +133,13 @@ export async function startEmbeddedPostgres(settings: Settings, logger: LoggerSe
     stop: async () => {
       if (stopped) return;
       stopped = true;
-      stopRelay();
+      if (owned) {
+        await pgCtl(bin, runAs, ['stop', '-D', dataDir, '-m', 'fast', '-w', '-t', '60', '-s']);
+        await fs.rm(join(dataDir, OWNER_FILE), { force: true });
+      }
+      await relay?.flush();
+      relay?.stop();
       if (!owned) return;
-      await pgCtl(bin, runAs, ['stop', '-D', dataDir, '-m', 'fast', '-w', '-t', '60', '-s']);
-      await fs.rm(join(dataDir, OWNER_FILE), { force: true });
       logger.log('Embedded PostgreSQL stopped');
     },
   };
@@ -365,19 +370,11 @@ async function tail(file: string, lines = 20): Promise<string> {
   }
 }
 
-/** Relays lines appended to the server log to logger.debug; returns a function that stops relaying. */
-function relayLog(file: string, logger: LoggerService): () => void {
-  let offset = 0;
-  try {
-    offset = readFileSync(file).length;
-  } catch {
-    // not yet written
-  }
-  let busy = false;
-  const timer = setInterval(() => {
-    if (busy) return;
-    busy = true;
-    void fs
+/** Relays lines appended to the server log after `offset` (bytes) to logger.debug every 500 ms. */
+function relayLog(file: string, logger: LoggerService, offset: number): { flush(): Promise<void>; stop(): void } {
+  let busy: Promise<void> | null = null;
+  const flush = (): Promise<void> =>
+    (busy ??= fs
       .readFile(file)
       .then((buf) => {
         if (buf.length < offset) offset = 0;
@@ -388,8 +385,16 @@ function relayLog(file: string, logger: LoggerService): () => void {
         for (const line of text.slice(0, end).split('\n')) logger.debug?.(`[postgres] ${line}`);
       })
       .catch(() => undefined)
-      .finally(() => (busy = false));
-  }, 500);
+      .finally(() => (busy = null)));
+  const timer = setInterval(() => void flush(), 500);
   timer.unref();
-  return () => clearInterval(timer);
+  return { flush, stop: () => clearInterval(timer) };
+}
+
+function fileSize(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0;
+  }
 }

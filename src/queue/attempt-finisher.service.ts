@@ -65,7 +65,13 @@ export class AttemptFinisher {
   finish(workerId: string, item: AttemptToFinish, deadline: number): Promise<boolean> {
     return new Promise((resolve) => {
       this.queue.push({ item, deadline, resolve });
-      if (!this.flushing) this.flushing = this.flush(workerId).finally(() => (this.flushing = null));
+      // Start on the next turn of the event loop, so that every attempt that
+      // ends in this turn (a claimed batch of instant handlers) shares one statement.
+      if (!this.flushing) {
+        this.flushing = new Promise<void>((r) => setImmediate(r))
+          .then(() => this.flush(workerId))
+          .finally(() => (this.flushing = null));
+      }
     });
   }
 

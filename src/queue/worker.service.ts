@@ -74,7 +74,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
   private started = false;
   private types: string[] = [];
   private pausedUntil = 0;
-  /** Last time a claim statement succeeded (ms since epoch), for health. */
+  /** Last time the loop ran a successful claim or had nothing to claim (ms since epoch), for health. */
   lastClaimAt = 0;
 
   constructor(
@@ -151,7 +151,12 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       this.claimAgain = true;
       return;
     }
-    if (this.running.size >= this.settings.WORKER_CONCURRENCY || Date.now() < this.pausedUntil) return;
+    if (Date.now() < this.pausedUntil) return;
+    if (this.running.size >= this.settings.WORKER_CONCURRENCY || this.types.length === 0) {
+      // Nothing to claim, but the loop is alive (health must not fail a busy worker).
+      this.lastClaimAt = Date.now();
+      return;
+    }
     this.claiming = true;
     void this.claimRounds().finally(() => (this.claiming = false));
   }

@@ -59,5 +59,7 @@ export class CreateActionDto {
   @IsOptional()
   @IsString()
   @Length(1, 200)
+  // PostgreSQL text cannot hold NUL; refuse it here rather than fail in the database.
+  @Matches(/^[^\u0000]*$/, { message: 'idempotencyKey must not contain the NUL character' })
   idempotencyKey?: string;
 }

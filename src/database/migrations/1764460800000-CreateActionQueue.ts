@@ -29,9 +29,10 @@ export class CreateActionQueue1764460800000 implements MigrationInterface {
       CREATE SEQUENCE actions_id_seq AS bigint;
 
       CREATE TABLE actions (
-        -- Assigned by aq_actions_before_insert under the group lock (G4); any
-        -- value a client sends is replaced.
-        id                 bigint      NOT NULL DEFAULT nextval('actions_id_seq'),
+        -- Assigned by aq_actions_before_insert from actions_id_seq under the
+        -- group lock (G4); any value a client sends is replaced. No column
+        -- default: it would draw a second, wasted sequence value per row.
+        id                 bigint      NOT NULL,
         lock_id            bigint,
         type               text        NOT NULL,
         payload            jsonb       NOT NULL DEFAULT '{}'::jsonb,
