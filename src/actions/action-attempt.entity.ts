@@ -1,16 +1,19 @@
-import { Check, Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import { Check, Column, Entity, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 import { Action } from './action.entity';
 import type { AttemptOutcome } from './action-status';
 
-/** One finished execution attempt of an action (table `action_attempts`, append-only). */
+/**
+ * One finished execution attempt of an action (table `action_attempts`,
+ * append-only). Keyed by (action, attempt): one row per fencing token.
+ */
 @Entity({ name: 'action_attempts' })
-@Index('action_attempts_action_idx', ['actionId', 'attempt'])
 @Check('action_attempts_outcome_valid', "outcome IN ('done', 'error', 'lease_expired', 'released')")
 export class ActionAttempt {
-  @PrimaryGeneratedColumn('identity', { type: 'bigint', generatedIdentity: 'ALWAYS' })
+  /** Insertion order (identity, not indexed). */
+  @Column({ type: 'bigint', generated: 'identity', generatedIdentity: 'ALWAYS' })
   id: string;
 
-  @Column({ name: 'action_id', type: 'bigint' })
+  @PrimaryColumn({ name: 'action_id', type: 'bigint' })
   actionId: string;
 
   /** The trace goes with its action (ON DELETE CASCADE; retention relies on it). */
@@ -21,7 +24,7 @@ export class ActionAttempt {
   @Column({ name: 'lock_id', type: 'bigint', nullable: true })
   lockId: string | null;
 
-  @Column({ type: 'integer' })
+  @PrimaryColumn({ type: 'integer' })
   attempt: number;
 
   @Column({ name: 'worker_id', type: 'text' })

@@ -13,6 +13,7 @@ import { INSERT_ACTIONS_SQL, LOCK_GROUPS_SQL, SELECT_BY_IDEMPOTENCY_KEYS_SQL } f
 import {
   CANCEL_ACTION_SQL,
   LIST_ACTIONS_SQL,
+  LIST_GROUP_ACTIONS_SQL,
   LOCK_FAILED_SKIP_SQL,
   RETRY_IN_PLACE_SQL,
   SELECT_ACTION_SQL,
@@ -168,7 +169,8 @@ export class ActionsService {
   /** A page of actions in id order; `nextCursor` is null on the last page. */
   async list(query: ListActionsQuery): Promise<{ items: ActionResource[]; nextCursor: string | null }> {
     const limit = query.limit ?? 50;
-    const rows: ActionRow[] = await this.dataSource.query(LIST_ACTIONS_SQL, [
+    const sql = query.lockId === undefined ? LIST_ACTIONS_SQL : LIST_GROUP_ACTIONS_SQL;
+    const rows: ActionRow[] = await this.dataSource.query(sql, [
       query.status ?? null,
       query.lockId ?? null,
       query.type ?? null,

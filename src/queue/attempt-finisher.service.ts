@@ -16,6 +16,8 @@ export interface HandoffTarget {
   accept(rows: ClaimedActionRow[]): void;
 }
 
+/** Statements in flight at once (each with its own batch). */
+const MAX_FLUSHERS = 1;
 /** Most attempts written by one statement. */
 const MAX_BATCH = 256;
 /** Pause between tries of a failed write (ms), doubled up to the cap. */
@@ -45,7 +47,8 @@ interface Waiting {
 export class AttemptFinisher {
   private readonly logger = new Logger(AttemptFinisher.name);
   private queue: Waiting[] = [];
-  private flushing: Promise<void> | null = null;
+  private flushers = 0;
+  private flushScheduled = false;
   private handoff: HandoffTarget | null = null;
 
   constructor(@Inject(PG_POOL) private readonly pool: Pool) {}
@@ -66,11 +69,16 @@ export class AttemptFinisher {
     return new Promise((resolve) => {
       this.queue.push({ item, deadline, resolve });
       // Start on the next turn of the event loop, so that every attempt that
-      // ends in this turn (a claimed batch of instant handlers) shares one statement.
-      if (!this.flushing) {
-        this.flushing = new Promise<void>((r) => setImmediate(r))
-          .then(() => this.flush(workerId))
-          .finally(() => (this.flushing = null));
+      // ends in this turn (a claimed batch of instant handlers) shares one
+      // statement. Up to MAX_FLUSHERS statements run at once: batches hold
+      // disjoint groups and lock them in lock_id order, so they cannot deadlock.
+      if (this.flushers < MAX_FLUSHERS && !this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => {
+          this.flushScheduled = false;
+          this.flushers++;
+          void this.flush(workerId).finally(() => this.flushers--);
+        });
       }
     });
   }

@@ -9,15 +9,38 @@ SELECT attempt, worker_id, started_at, finished_at, outcome, error
 FROM action_attempts WHERE action_id = $1::bigint ORDER BY id`;
 
 /**
- * A page of actions in id order. `$1::text` status, `$2::bigint` lock id,
- * `$3::text` type (each null = any), `$4::bigint` after this id, `$5::int` limit.
+ * A page of actions in id order. `$1::text` status, `$3::text` type (each null
+ * = any), `$4::bigint` after this id, `$5::int` limit. Run unnamed, so the plan
+ * is made for the actual values and the partial status indexes
+ * (actions_pending_idx, actions_failed_idx, ...) serve a status filter;
+ * `done` walks the primary key. `$2` is unused here (see LIST_GROUP_ACTIONS_SQL).
  */
 export const LIST_ACTIONS_SQL = `
 SELECT ${ACTION_COLUMNS} FROM actions
 WHERE ($1::text IS NULL OR status = $1::text)
-  AND ($2::bigint IS NULL OR lock_id = $2::bigint)
+  AND $2::bigint IS NULL
   AND ($3::text IS NULL OR type = $3::text)
   AND id > $4::bigint
+ORDER BY id
+LIMIT $5::int`;
+
+/**
+ * A page of one group's actions in id order: the holding rows come from
+ * actions_group_holding_idx, the finished ones from actions_group_finished_idx.
+ * Same parameters as LIST_ACTIONS_SQL, with `$2::bigint` the lock id.
+ */
+export const LIST_GROUP_ACTIONS_SQL = `
+SELECT ${ACTION_COLUMNS} FROM (
+  (SELECT * FROM actions
+   WHERE lock_id = $2::bigint AND lock_id IS NOT NULL AND holds_group AND id > $4::bigint
+     AND ($1::text IS NULL OR status = $1::text) AND ($3::text IS NULL OR type = $3::text)
+   ORDER BY lock_id, id LIMIT $5::int)
+  UNION ALL
+  (SELECT * FROM actions
+   WHERE lock_id = $2::bigint AND lock_id IS NOT NULL AND NOT holds_group AND id > $4::bigint
+     AND ($1::text IS NULL OR status = $1::text) AND ($3::text IS NULL OR type = $3::text)
+   ORDER BY lock_id, id LIMIT $5::int)
+) AS a
 ORDER BY id
 LIMIT $5::int`;
 

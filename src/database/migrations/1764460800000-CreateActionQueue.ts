@@ -80,13 +80,20 @@ export class CreateActionQueue1764460800000 implements MigrationInterface {
       CREATE INDEX actions_group_holding_idx ON actions (lock_id, id)
         WHERE holds_group AND lock_id IS NOT NULL;
 
-      -- The reaper's scan of expired leases.
-      CREATE INDEX actions_running_lease_idx ON actions (lease_expires_at)
-        WHERE status = 'running';
+      -- The reaper's scan of running rows (few: at most the total concurrency).
+      -- lease_expires_at is deliberately not indexed, so a heartbeat, which
+      -- changes only that column, can be a HOT update.
+      CREATE INDEX actions_running_idx ON actions (id) WHERE status = 'running';
 
-      -- Listing and retention.
-      CREATE INDEX actions_status_id_idx ON actions (status, id);
-      CREATE INDEX actions_lock_id_id_idx ON actions (lock_id, id) WHERE lock_id IS NOT NULL;
+      -- Listing, stats and retention. Every status change writes a new row
+      -- version into every index whose predicate it matches, so these are
+      -- partial: a version lands in at most one status index, and the group
+      -- listing index takes only finished rows (holding rows are found through
+      -- actions_group_holding_idx). Listing \`done\` walks the primary key.
+      CREATE INDEX actions_pending_idx ON actions (id) WHERE status = 'pending';
+      CREATE INDEX actions_failed_idx ON actions (id) WHERE status = 'failed';
+      CREATE INDEX actions_cancelled_idx ON actions (id) WHERE status = 'cancelled';
+      CREATE INDEX actions_group_finished_idx ON actions (lock_id, id) WHERE lock_id IS NOT NULL AND NOT holds_group;
       CREATE INDEX actions_finished_at_idx ON actions (finished_at) WHERE finished_at IS NOT NULL AND NOT holds_group;
       CREATE UNIQUE INDEX actions_idempotency_key_uq ON actions (idempotency_key)
         WHERE idempotency_key IS NOT NULL;
@@ -103,6 +110,7 @@ export class CreateActionQueue1764460800000 implements MigrationInterface {
       -- same statement that ends the attempt. Kept apart from actions so the
       -- history never bloats the claim index.
       CREATE TABLE action_attempts (
+        -- Insertion order, for reading the log; not indexed (the key is below).
         id          bigint GENERATED ALWAYS AS IDENTITY,
         action_id   bigint      NOT NULL,
         lock_id     bigint,
@@ -112,11 +120,12 @@ export class CreateActionQueue1764460800000 implements MigrationInterface {
         finished_at timestamptz NOT NULL,
         outcome     text        NOT NULL,
         error       text,
-        CONSTRAINT action_attempts_pkey PRIMARY KEY (id),
+        -- One row per attempt: attempt numbers are the fencing tokens, so a
+        -- second row for one attempt would mean two holders (G2).
+        CONSTRAINT action_attempts_pkey PRIMARY KEY (action_id, attempt),
         CONSTRAINT action_attempts_action_fk FOREIGN KEY (action_id) REFERENCES actions (id) ON DELETE CASCADE,
         CONSTRAINT action_attempts_outcome_valid CHECK (outcome IN ('done', 'error', 'lease_expired', 'released'))
       );
-      CREATE INDEX action_attempts_action_idx ON action_attempts (action_id, attempt);
 
       -- Hot tables: vacuum early so dead tuples of status changes stay few.
       ALTER TABLE actions SET (autovacuum_vacuum_scale_factor = 0.02, autovacuum_analyze_scale_factor = 0.02, fillfactor = 80);
@@ -144,32 +153,64 @@ export class CreateActionQueue1764460800000 implements MigrationInterface {
         RETURN v_head;
       END $$;
 
-      -- Makes the smallest holding action of a group its head. Runs after the
+      -- Release trigger: makes the smallest holding action of the group its head
+      -- (or hands it to the finishing worker, see aq_finish_attempts). Runs after the
       -- previous head released the group, under the group lock. Requires READ
       -- COMMITTED: each statement here takes a fresh snapshot after the lock,
       -- so it sees every enqueue that committed before it got the lock.
-      CREATE FUNCTION aq_promote_next(p_lock_id bigint) RETURNS void
+      CREATE FUNCTION aq_actions_after_release() RETURNS trigger
         LANGUAGE plpgsql VOLATILE AS $$
       DECLARE
-        v_next bigint;
+        v_next    bigint;
+        v_taken   bigint;
+        v_worker  text := current_setting('aq.handoff_worker', true);
+        p_lock_id bigint := OLD.lock_id;
       BEGIN
         IF current_setting('transaction_isolation') <> 'read committed' THEN
           RAISE EXCEPTION 'actions: releasing a group (lock_id %) must run in READ COMMITTED, not %',
             p_lock_id, current_setting('transaction_isolation')
             USING ERRCODE = '55000';
         END IF;
-        PERFORM aq_lock_group(p_lock_id);
-        -- ORDER BY lock_id, id matches actions_group_holding_idx exactly; with
-        -- ORDER BY id alone the planner may walk the primary key through every
-        -- finished row of a deep group (quadratic over the group's life).
-        SELECT id INTO v_next FROM actions
-          WHERE lock_id = p_lock_id AND holds_group AND lock_id IS NOT NULL
-          ORDER BY lock_id, id LIMIT 1;
+        -- The group row exists (created with the group's first action).
+        PERFORM 1 FROM action_groups WHERE lock_id = p_lock_id FOR UPDATE;
+        LOOP
+          -- ORDER BY lock_id, id matches actions_group_holding_idx exactly; with
+          -- ORDER BY id alone the planner may walk the primary key through every
+          -- finished row of a deep group (quadratic over the group's life).
+          SELECT id INTO v_next FROM actions
+            WHERE lock_id = p_lock_id AND holds_group AND lock_id IS NOT NULL
+            ORDER BY lock_id, id LIMIT 1;
+          EXIT WHEN v_next IS NULL;
+          v_taken := NULL;
+          IF v_worker IS NOT NULL AND v_worker <> '' THEN
+            -- Hand-off (set by aq_finish_attempts): the finishing worker takes
+            -- the new head at once, leased exactly as the claim statement does.
+            UPDATE actions
+            SET is_head            = true,
+                status             = 'running',
+                attempts           = attempts + 1,
+                lease_owner        = v_worker,
+                lease_expires_at   = now() + current_setting('aq.handoff_lease_ms')::int * interval '1 millisecond',
+                attempt_started_at = clock_timestamp(),
+                started_at         = coalesce(started_at, clock_timestamp())
+            WHERE id = v_next AND status = 'pending' AND run_at <= now()
+              AND type = ANY (string_to_array(current_setting('aq.handoff_types'), ','))
+            RETURNING id INTO v_taken;
+          END IF;
+          IF v_taken IS NULL THEN
+            -- "AND holds_group" is re-checked on the newest row version: a
+            -- concurrent cancel of v_next (which does not take the group lock,
+            -- since v_next was not the head) makes this update miss, and the
+            -- loop picks the next one instead of crowning a cancelled row.
+            UPDATE actions SET is_head = true WHERE id = v_next AND holds_group RETURNING id INTO v_taken;
+            IF v_taken IS NOT NULL THEN
+              PERFORM pg_notify('actions_ready', '');
+            END IF;
+          END IF;
+          EXIT WHEN v_taken IS NOT NULL;
+        END LOOP;
         UPDATE action_groups SET head_id = v_next WHERE lock_id = p_lock_id;
-        IF v_next IS NOT NULL THEN
-          UPDATE actions SET is_head = true WHERE id = v_next AND NOT is_head;
-          PERFORM pg_notify('actions_ready', '');
-        END IF;
+        RETURN NULL;
       END $$;
 
       CREATE FUNCTION aq_actions_before_insert() RETURNS trigger
@@ -229,13 +270,6 @@ export class CreateActionQueue1764460800000 implements MigrationInterface {
         RETURN NEW;
       END $$;
 
-      CREATE FUNCTION aq_actions_after_release() RETURNS trigger
-        LANGUAGE plpgsql AS $$
-      BEGIN
-        PERFORM aq_promote_next(OLD.lock_id);
-        RETURN NULL;
-      END $$;
-
       CREATE FUNCTION aq_actions_notify() RETURNS trigger
         LANGUAGE plpgsql AS $$
       BEGIN
@@ -249,8 +283,16 @@ export class CreateActionQueue1764460800000 implements MigrationInterface {
       CREATE TRIGGER actions_after_insert_head AFTER INSERT ON actions
         FOR EACH ROW WHEN (NEW.is_head AND NEW.lock_id IS NOT NULL)
         EXECUTE FUNCTION aq_actions_after_insert_head();
+      -- Fires only when the row's hold on its group may change (or a key
+      -- column is touched): claims, heartbeats and promotions skip PL/pgSQL.
       CREATE TRIGGER actions_before_update BEFORE UPDATE ON actions
-        FOR EACH ROW EXECUTE FUNCTION aq_actions_before_update();
+        FOR EACH ROW WHEN (
+          OLD.id <> NEW.id
+          OR OLD.lock_id IS DISTINCT FROM NEW.lock_id
+          OR OLD.holds_group IS DISTINCT FROM NEW.holds_group
+          OR OLD.holds_group IS DISTINCT FROM (NEW.status IN ('pending', 'running') OR (NEW.status = 'failed' AND NEW.on_failure = 'block'))
+        )
+        EXECUTE FUNCTION aq_actions_before_update();
       CREATE TRIGGER actions_after_release AFTER UPDATE ON actions
         FOR EACH ROW WHEN (OLD.is_head AND OLD.holds_group AND NOT NEW.holds_group AND OLD.lock_id IS NOT NULL)
         EXECUTE FUNCTION aq_actions_after_release();
@@ -272,7 +314,6 @@ export class CreateActionQueue1764460800000 implements MigrationInterface {
       DROP FUNCTION IF EXISTS aq_actions_before_update();
       DROP FUNCTION IF EXISTS aq_actions_after_insert_head();
       DROP FUNCTION IF EXISTS aq_actions_before_insert();
-      DROP FUNCTION IF EXISTS aq_promote_next(bigint);
       DROP FUNCTION IF EXISTS aq_lock_group(bigint);
       DROP FUNCTION IF EXISTS aq_holds_group(text, text);
     `);

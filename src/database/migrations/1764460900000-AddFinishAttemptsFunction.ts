@@ -5,12 +5,12 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * transaction, hands the next head of every group it released straight to the
  * finishing worker (a lease like the claim's).
  *
- * Why a function: the group's next head is promoted by the release trigger,
- * which fires at the end of the finishing statement; a second statement is
- * needed to see it. Two statements in one function keep it to one round trip
- * and one commit, so a strictly serial group needs about one commit per action
- * instead of two (finish, then claim). Other workers are still notified and
- * skip the handed-off row (SKIP LOCKED / it is no longer pending).
+ * How: the function sets transaction-local settings (`aq.handoff_*`) that the
+ * release trigger (aq_actions_after_release) reads, so the promotion and the new lease
+ * are one row update; a last statement returns the handed-off rows. One round
+ * trip and one commit, so a strictly serial group needs about one commit per
+ * action instead of two (finish, then claim), and no other worker is woken for
+ * a head that is already taken.
  *
  * The semantics of the first statement are those of FINISH_ATTEMPTS_SQL
  * (src/queue/sql/finish-attempts.sql.ts): fenced per row by id, status
@@ -53,6 +53,14 @@ export class AddFinishAttemptsFunction1764460900000 implements MigrationInterfac
                                 AND a.status = 'running' AND a.lease_owner = p_worker)
           ORDER BY g.lock_id
           FOR UPDATE OF g;
+        -- Ask the release trigger (aq_actions_after_release) to hand each new head to
+        -- this worker in the same UPDATE that promotes it. Transaction-local,
+        -- and cleared again below.
+        IF cardinality(p_handoff_types) > 0 AND p_lease_ms > 0 THEN
+          PERFORM set_config('aq.handoff_worker', p_worker, true),
+                  set_config('aq.handoff_types', array_to_string(p_handoff_types, ','), true),
+                  set_config('aq.handoff_lease_ms', p_lease_ms::text, true);
+        END IF;
         WITH input AS (
           SELECT *
           FROM unnest(p_ids, p_attempts, p_next_status, p_results, p_errors, p_delays_ms, p_outcomes)
@@ -92,35 +100,22 @@ export class AddFinishAttemptsFunction1764460900000 implements MigrationInterfac
                             NULL::int, NULL::text, NULL::timestamptz, NULL::text
                      FROM unnest(v_ids, v_attempts) AS f(id, attempt);
 
-        IF v_released IS NULL OR p_lease_ms <= 0 OR cardinality(p_handoff_types) = 0 THEN
+        PERFORM set_config('aq.handoff_worker', '', true);
+        IF v_released IS NULL THEN
           RETURN;
         END IF;
 
-        -- The release trigger has promoted each group's next head by now. Take
-        -- those that this worker can run, exactly like the claim statement.
+        -- The new heads that the release trigger handed to this worker. Primary
+        -- key lookups per released group (a join on ANY(array) got a nested
+        -- loop of bitmap scans from the generic plan).
         RETURN QUERY
-        WITH picked AS MATERIALIZED (
-          SELECT a.id
-          FROM action_groups AS g
-          JOIN actions AS a ON a.id = g.head_id
-          WHERE g.lock_id = ANY(v_released)
-            AND a.is_head
-            AND a.status = 'pending'
-            AND a.run_at <= now()
-            AND a.type = ANY(p_handoff_types)
-          FOR UPDATE OF a SKIP LOCKED
-        )
-        UPDATE actions AS a
-        SET status             = 'running',
-            attempts           = a.attempts + 1,
-            lease_owner        = p_worker,
-            lease_expires_at   = now() + p_lease_ms * interval '1 millisecond',
-            attempt_started_at = clock_timestamp(),
-            started_at         = coalesce(a.started_at, clock_timestamp())
-        FROM picked
-        WHERE a.id = picked.id
-        RETURNING 'claimed'::text, a.id, a.attempts, a.lock_id, a.type, a.payload,
-                  a.max_attempts, a.on_failure, a.created_at, a.idempotency_key;
+        SELECT 'claimed'::text, a.id, a.attempts, a.lock_id, a.type, a.payload,
+               a.max_attempts, a.on_failure, a.created_at, a.idempotency_key
+        FROM unnest(v_released) AS r(lock_id)
+        CROSS JOIN LATERAL (SELECT g.head_id FROM action_groups AS g WHERE g.lock_id = r.lock_id) AS g
+        CROSS JOIN LATERAL (SELECT * FROM actions AS x WHERE x.id = g.head_id) AS a
+        WHERE a.status = 'running'
+          AND a.lease_owner = p_worker;
       END $$;
     `);
   }

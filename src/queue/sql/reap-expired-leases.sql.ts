@@ -8,7 +8,7 @@
  * `status = 'running' AND lease_expires_at < now()` on the locked version, so an
  * action completed or re-leased meanwhile is never overwritten.
  *
- * Index: `actions_running_lease_idx (lease_expires_at) WHERE status = 'running'`.
+ * Index: `actions_running_idx (id) WHERE status = 'running'` (running rows are few).
  * Returns `{ action_id, attempt, worker_id, status }` per reaped action.
  */
 export const REAP_EXPIRED_LEASES_SQL = {
