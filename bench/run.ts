@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { CLAIM_ACTIONS_SQL } from '../src/queue/sql/claim-actions.sql';
 import { createMigratedDatabase, dropDatabase, withClient } from './bench-database';
-import { checkTrace, TraceVerdict } from './check-trace';
+import { checkTrace, formatTraceReport, TraceReport } from '../src/testing/trace-checker';
 import { startBenchService } from './service-process';
 
 /**
@@ -31,7 +31,7 @@ interface ScenarioResult {
   ratioToBaseline?: number;
   latencyMs?: { p50: number; p95: number; p99: number };
   peakRssMb: number;
-  verdict?: TraceVerdict;
+  verdict?: TraceReport;
   note?: string;
 }
 interface Target {
@@ -185,7 +185,7 @@ export async function latencyScenario(samples: number): Promise<ScenarioResult> 
     });
     latencies.sort((a, b) => a - b);
     const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))];
-    const verdict = await withClient(url, checkTrace);
+    const verdict = await withClient(url, (c) => checkTrace(c));
     return {
       name: 'latency (SQL commit to handler start)',
       actions: samples,
@@ -262,7 +262,7 @@ export async function scaleScenario(): Promise<{ small: number; large: number; p
   }
 }
 
-/** POST /actions/batch with 1 000 actions per request, 20 requests, 2 at a time. */
+/** POST /actions/batch with 1 000 actions per request, 20 requests, 4 at a time. */
 export async function restEnqueueScenario(): Promise<ScenarioResult> {
   const db = dbName('rest');
   const url = await createMigratedDatabase(db);
@@ -276,7 +276,7 @@ export async function restEnqueueScenario(): Promise<ScenarioResult> {
     const started = performance.now();
     let next = 0;
     await Promise.all(
-      [0, 1].map(async () => {
+      [0, 1, 2, 3].map(async () => {
         while (next < batches) {
           const res = await fetch(`${svc.url}/actions/batch`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: bodies[next++] });
           if (res.status !== 201) throw new Error(`batch answered ${res.status}: ${await res.text()}`);
@@ -341,7 +341,7 @@ async function main(): Promise<void> {
   log('scenario                                              actions   seconds   actions/s   ratio   p50/p95/p99 ms      RSS MB  trace');
   for (const r of results) {
     const lat = r.latencyMs ? `${r.latencyMs.p50.toFixed(2)}/${r.latencyMs.p95.toFixed(2)}/${r.latencyMs.p99.toFixed(2)}` : '-';
-    const v = r.verdict ? (r.verdict.ok ? 'ok' : `BAD ${JSON.stringify(r.verdict)}`) : '-';
+    const v = r.verdict ? (r.verdict.ok ? 'ok' : `BAD\n${formatTraceReport(r.verdict)}`) : '-';
     log(
       `${r.name.padEnd(52)} ${String(r.actions).padStart(8)} ${r.seconds.toFixed(2).padStart(9)} ${r.actionsPerSecond.toFixed(0).padStart(11)} ${(r.ratioToBaseline ?? 0).toFixed(2).padStart(7)}   ${lat.padEnd(18)} ${r.peakRssMb.toFixed(0).padStart(6)}  ${v}`,
     );

@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import { checkQueueTrace, connect, sleep, terminateBackends } from './support/failure-helpers';
 import { ServiceProcess, startServiceProcess } from './support/service-process';
-import { checkTrace, formatTraceReport } from './support/trace-checker';
+import { checkTrace, formatTraceReport } from '../src/testing/trace-checker';
 import { createTestDatabase, TestDatabase } from './support/test-database';
 
 /**

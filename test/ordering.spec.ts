@@ -1,7 +1,7 @@
 import { INestApplication } from '@nestjs/common';
 import { Client } from 'pg';
 import request from 'supertest';
-import { checkTrace, formatTraceReport } from './support/trace-checker';
+import { checkTrace, formatTraceReport } from '../src/testing/trace-checker';
 import { createTestDatabase, TestDatabase } from './support/test-database';
 import { startTestApp, waitFor } from './support/test-app';
 

@@ -1,3 +1,8 @@
+/**
+ * Checks a queue's recorded history against its guarantees. Shipped with the
+ * service (not only the tests) so that users, the demo and the benchmark can
+ * verify a run of their own: `checkTrace(pool)` on the queue's database.
+ */
 import { Client } from 'pg';
 
 /** Anything that runs a query: a pg `Client`, `PoolClient` or `Pool`. */
