@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { CLAIM_ACTIONS_SQL } from '../src/queue/sql/claim-actions.sql';
+import { CLAIM_ACTIONS_SQL, CLAIM_STATEMENT_SQL } from '../src/queue/sql/claim-actions.sql';
 import { createMigratedDatabase, dropDatabase, withClient } from './bench-database';
 import { checkTrace, formatTraceReport, TraceReport } from '../src/testing/trace-checker';
 import { startBenchService } from './service-process';
@@ -246,7 +246,7 @@ export async function scaleScenario(): Promise<{ small: number; large: number; p
       await fill(1_000_000 - 110_000);
       const large = await claimStatementMs(c, 200);
       await c.query('BEGIN');
-      const plan = (await c.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${CLAIM_ACTIONS_SQL.text}`, ['bench', ['instance.update'], 16, 30_000])).rows
+      const plan = (await c.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${CLAIM_STATEMENT_SQL}`, ['bench', ['instance.update'], 16, 30_000])).rows
         .map((r) => r['QUERY PLAN'])
         .join('\n');
       await c.query('ROLLBACK');

@@ -1,5 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 
 const MAIN = join(__dirname, '..', 'src', 'main.js');
@@ -13,7 +14,17 @@ export interface BenchService {
   stop(): Promise<void>;
 }
 
-let nextPort = 47_000 + Math.floor(Math.random() * 1_000);
+/** A port that is free right now (the OS picks it). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
 
 /**
  * Starts `node dist/src/main.js` (this file lives in dist/bench/) on `databaseUrl`
@@ -21,9 +32,11 @@ let nextPort = 47_000 + Math.floor(Math.random() * 1_000);
  * @throws when the process exits or is not healthy within 30 s.
  */
 export async function startBenchService(databaseUrl: string, env: Record<string, string> = {}): Promise<BenchService> {
-  const port = nextPort++;
+  const port = await freePort();
   let out = '';
-  const child = spawn(process.execPath, [MAIN], {
+  // BENCH_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", profiles the service.
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, MAIN], {
     env: { ...process.env, LOG_LEVEL: 'warn', DEMO_HANDLERS: 'true', ...env, DATABASE_URL: databaseUrl, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

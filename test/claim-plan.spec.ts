@@ -1,6 +1,6 @@
 import { INestApplication } from '@nestjs/common';
 import { Client } from 'pg';
-import { CLAIM_ACTIONS_SQL } from '../src/queue/sql/claim-actions.sql';
+import { CLAIM_ACTIONS_SQL, CLAIM_STATEMENT_SQL } from '../src/queue/sql/claim-actions.sql';
 import { createTestDatabase, TestDatabase } from './support/test-database';
 import { startTestApp } from './support/test-app';
 
@@ -75,7 +75,7 @@ describe('the claim statement with a deep group', () => {
     await pg.query('BEGIN');
     try {
       const { rows } = await pg.query<{ 'QUERY PLAN': { Plan: PlanNode; 'Execution Time': number }[] }>(
-        `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${CLAIM_ACTIONS_SQL.text}`,
+        `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${CLAIM_STATEMENT_SQL}`,
         ['plan-test-worker', TYPES, 10, 30_000],
       );
       const [{ Plan: plan, 'Execution Time': executionMs }] = rows[0]['QUERY PLAN'];
@@ -132,7 +132,7 @@ describe('the claim statement with a deep group', () => {
       await pg.query(`UPDATE actions SET status = 'cancelled', finished_at = now()
                       WHERE id = (SELECT min(id) FROM actions WHERE lock_id = 1)`);
       const { rows } = await pg.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(
-        `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${CLAIM_ACTIONS_SQL.text}`,
+        `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${CLAIM_STATEMENT_SQL}`,
         ['plan-test-worker', ['instance.create'], 10, 30_000],
       );
       const [{ Plan: plan }] = rows[0]['QUERY PLAN'];
@@ -153,5 +153,21 @@ describe('the claim statement with a deep group', () => {
       ORDER BY id LIMIT 10`);
     const [{ Plan: plan }] = rows[0]['QUERY PLAN'];
     expect((plan['Shared Hit Blocks'] ?? 0) + (plan['Shared Read Blocks'] ?? 0)).toBeGreaterThan(1_000);
+  });
+
+  it('runs, inside aq_claim_actions, exactly the statement that CLAIM_STATEMENT_SQL shows', async () => {
+    const { rows } = await pg.query<{ src: string }>(`SELECT prosrc AS src FROM pg_proc WHERE proname = 'aq_claim_actions'`);
+    const normalise = (sql: string) =>
+      sql
+        .replace(/--[^\n]*/g, '')
+        .replace(/\s+/g, ' ')
+        .replace(/\s*([(),;])\s*/g, '$1')
+        .trim();
+    const body = rows[0].src
+      .replace(/\bp_worker\b/g, '$1::text')
+      .replace(/\bp_types\b/g, '$2::text[]')
+      .replace(/\bp_limit\b/g, '$3::int')
+      .replace(/\bp_lease_ms\b/g, '$4::int');
+    expect(normalise(body)).toContain(normalise(CLAIM_STATEMENT_SQL));
   });
 });

@@ -3,13 +3,13 @@ import { Action } from '../actions/action.entity';
 import { ActionAttempt } from '../actions/action-attempt.entity';
 import { ActionGroup } from '../actions/action-group.entity';
 import { CreateActionQueue1764460800000 } from './migrations/1764460800000-CreateActionQueue';
-import { AddFinishAttemptsFunction1764460900000 } from './migrations/1764460900000-AddFinishAttemptsFunction';
+import { AddClaimAndFinishFunctions1764460900000 } from './migrations/1764460900000-AddClaimAndFinishFunctions';
 
 /** Every entity of the service. */
 export const ENTITIES = [Action, ActionAttempt, ActionGroup];
 
 /** Every migration, in order. Add new ones at the end. */
-export const MIGRATIONS = [CreateActionQueue1764460800000, AddFinishAttemptsFunction1764460900000];
+export const MIGRATIONS = [CreateActionQueue1764460800000, AddClaimAndFinishFunctions1764460900000];
 
 /**
  * TypeORM options shared by the app and the migration CLI (`ormconfig.ts`).

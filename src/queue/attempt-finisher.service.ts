@@ -6,13 +6,21 @@ import { ClaimedActionRow } from './sql/claim-actions.sql';
 import { FINISH_ATTEMPTS_SQL, FinishAttemptsRow } from './sql/finish-attempts.sql';
 
 /**
- * Who takes the next heads that a finishing batch releases (see
- * FINISH_ATTEMPTS_SQL): the worker's runnable types, its lease length, and a
- * callback that starts them. `types()` returning [] turns hand-off off.
+ * Who takes the actions a finishing batch hands off or claims (see
+ * FINISH_ATTEMPTS_SQL): the worker's runnable types, its lease length, how many
+ * slots it can fill, and a callback that starts them. `types()` returning []
+ * turns hand-off and claiming off.
  */
 export interface HandoffTarget {
   types(): string[];
   leaseMs: number;
+  /**
+   * Reserves the slots that will be free once `finishing` attempts have ended
+   * and returns how many; the finisher hands them back with `release(n)` after
+   * the statement, having started at most that many actions through `accept`.
+   */
+  reserve(finishing: number): number;
+  release(reserved: number): void;
   accept(rows: ClaimedActionRow[]): void;
 }
 
@@ -133,10 +141,16 @@ export class AttemptFinisher {
     }
     const handoff = this.handoff;
     const types = handoff?.types() ?? [];
-    const { rows } = await this.pool.query<FinishAttemptsRow>({
-      ...FINISH_ATTEMPTS_SQL,
-      values: [workerId, ids, attempts, statuses, results, errors, delays, outcomes, types, handoff?.leaseMs ?? 0],
-    });
+    const reserved = handoff && types.length > 0 ? handoff.reserve(items.length) : 0;
+    let rows: FinishAttemptsRow[];
+    try {
+      ({ rows } = await this.pool.query<FinishAttemptsRow>({
+        ...FINISH_ATTEMPTS_SQL,
+        values: [workerId, ids, attempts, statuses, results, errors, delays, outcomes, types, handoff?.leaseMs ?? 0, reserved],
+      }));
+    } finally {
+      if (handoff && reserved > 0) handoff.release(reserved);
+    }
     const recorded = new Set<string>();
     const claimed: ClaimedActionRow[] = [];
     for (const r of rows) {

@@ -69,6 +69,8 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
   private readonly logger = new Logger(WorkerService.name);
   private readonly running = new Map<string, RunningAttempt>();
   private claiming = false;
+  /** Slots promised to claim statements in flight (claim rounds and finishing batches). */
+  private reserved = 0;
   private claimAgain = false;
   private stopping = false;
   private started = false;
@@ -116,6 +118,8 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     this.finisher.setHandoff({
       types: () => (this.stopping ? [] : this.types),
       leaseMs: LEASE_MS,
+      reserve: (finishing) => this.reserveSlots(finishing),
+      release: (n) => (this.reserved -= n),
       accept: (rows) => rows.forEach((row) => this.start(row)),
     });
     this.logger.log(`Worker ${this.workerId} started: concurrency ${this.settings.WORKER_CONCURRENCY}, lease ${LEASE_MS} ms, types ${this.types.join(', ')}`);
@@ -152,7 +156,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       return;
     }
     if (Date.now() < this.pausedUntil) return;
-    if (this.running.size >= this.settings.WORKER_CONCURRENCY || this.types.length === 0) {
+    if (this.running.size + this.reserved >= this.settings.WORKER_CONCURRENCY || this.types.length === 0) {
       // Nothing to claim, but the loop is alive (health must not fail a busy worker).
       this.lastClaimAt = Date.now();
       return;
@@ -164,14 +168,16 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
   private async claimRounds(): Promise<void> {
     do {
       this.claimAgain = false;
-      const free = this.settings.WORKER_CONCURRENCY - this.running.size;
-      if (free <= 0 || this.stopping || this.types.length === 0) return;
+      if (this.stopping || this.types.length === 0) return;
+      const free = this.reserveSlots(0);
+      if (free <= 0) return;
       let rows: ClaimedActionRow[];
       try {
         rows = await this.claimer.claim(this.workerId, this.types, free, this.settings.LEASE_MS);
         this.lastClaimAt = Date.now();
         this.metrics.claimSeconds(this.claimer.lastClaimMs / 1000);
       } catch (error) {
+        this.reserved -= free;
         this.logger.warn(`Claim failed (will retry): ${(error as Error).message}`);
         this.pausedUntil = Date.now() + CLAIM_ERROR_PAUSE_MS;
         // Wake-ups during the pause are dropped by pump(); retry after it so a
@@ -179,9 +185,21 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
         setTimeout(() => this.pump(), CLAIM_ERROR_PAUSE_MS + 10).unref();
         return;
       }
+      this.reserved -= free;
       for (const row of rows) this.start(row);
       if (rows.length === free) this.claimAgain = true;
     } while (this.claimAgain && !this.stopping);
+  }
+
+  /**
+   * Reserves the slots free once `finishing` running attempts have ended, so
+   * that claims in flight together never exceed WORKER_CONCURRENCY.
+   * @returns how many were reserved (>= 0); give them back by lowering `reserved`.
+   */
+  private reserveSlots(finishing: number): number {
+    const free = Math.max(0, this.settings.WORKER_CONCURRENCY - this.running.size - this.reserved + finishing);
+    this.reserved += free;
+    return free;
   }
 
   private start(row: ClaimedActionRow): void {

@@ -33,16 +33,31 @@
  * Keep README.md "How it works" in step with this statement.
  */
 export const CLAIM_ACTIONS_SQL = {
-  name: 'aq_claim_actions_v1',
+  name: 'aq_claim_actions_v2',
+  // The statement runs inside the aq_claim_actions function (migration
+  // AddClaimAndFinishFunctions), so that aq_finish_attempts can run the very
+  // same claim for the slots a finishing batch frees. Its text is
+  // CLAIM_STATEMENT_SQL below (test/claim-plan.spec.ts checks they match).
   text: `
+SELECT id::text, lock_id::text, type, payload, attempts, max_attempts, on_failure,
+       run_at, created_at, idempotency_key, lease_expires_at
+FROM aq_claim_actions($1::text, $2::text[], $3::int, $4::int)`,
+};
+
+/**
+ * The claim statement as it runs inside `aq_claim_actions`, with the function's
+ * parameters written `$1::text` (p_worker), `$2::text[]` (p_types), `$3::int`
+ * (p_limit), `$4::int` (p_lease_ms). For EXPLAIN in tests and the benchmark.
+ */
+export const CLAIM_STATEMENT_SQL = `
 WITH picked AS MATERIALIZED (
-  SELECT id
-  FROM actions
-  WHERE is_head
-    AND status = 'pending'
-    AND run_at <= now()
-    AND type = ANY($2::text[])
-  ORDER BY run_at, id
+  SELECT a.id
+  FROM actions AS a
+  WHERE a.is_head
+    AND a.status = 'pending'
+    AND a.run_at <= now()
+    AND a.type = ANY($2::text[])
+  ORDER BY a.run_at, a.id
   LIMIT $3::int
   FOR UPDATE SKIP LOCKED
 )
@@ -55,9 +70,8 @@ SET status             = 'running',
     started_at         = coalesce(a.started_at, clock_timestamp())
 FROM picked
 WHERE a.id = picked.id
-RETURNING a.id::text, a.lock_id::text, a.type, a.payload, a.attempts, a.max_attempts,
-          a.on_failure, a.run_at, a.created_at, a.idempotency_key, a.lease_expires_at`,
-};
+RETURNING a.id, a.lock_id, a.type, a.payload, a.attempts, a.max_attempts,
+          a.on_failure, a.run_at, a.created_at, a.idempotency_key, a.lease_expires_at`;
 
 /** A row returned by {@link CLAIM_ACTIONS_SQL}. */
 export interface ClaimedActionRow {

@@ -1,9 +1,14 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Adds `aq_finish_attempts`: ends a batch of attempts and, in the same
- * transaction, hands the next head of every group it released straight to the
- * finishing worker (a lease like the claim's).
+ * Adds the worker's two statements as functions:
+ *
+ * - `aq_claim_actions(worker, types, limit, lease_ms)`: the claim. Its reasons
+ *   are documented at CLAIM_ACTIONS_SQL (src/queue/sql/claim-actions.sql.ts).
+ * - `aq_finish_attempts(...)`: ends a batch of attempts and, in the same
+ *   transaction, hands the next head of every group it released straight to
+ *   the finishing worker, then claims more actions for the slots still free.
+ *   So a busy worker needs one statement (and one commit) per batch.
  *
  * How: the function sets transaction-local settings (`aq.handoff_*`) that the
  * release trigger (aq_actions_after_release) reads, so the promotion and the new lease
@@ -16,11 +21,47 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * (src/queue/sql/finish-attempts.sql.ts): fenced per row by id, status
  * `running`, lease owner and attempt number. Keep the two in step.
  */
-export class AddFinishAttemptsFunction1764460900000 implements MigrationInterface {
-  name = 'AddFinishAttemptsFunction1764460900000';
+export class AddClaimAndFinishFunctions1764460900000 implements MigrationInterface {
+  name = 'AddClaimAndFinishFunctions1764460900000';
 
   public async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`
+      CREATE FUNCTION aq_claim_actions(p_worker text, p_types text[], p_limit int, p_lease_ms int)
+      RETURNS TABLE (
+        id bigint, lock_id bigint, type text, payload jsonb, attempts int, max_attempts int,
+        on_failure text, run_at timestamptz, created_at timestamptz, idempotency_key text, lease_expires_at timestamptz
+      )
+      LANGUAGE plpgsql VOLATILE AS $$
+      #variable_conflict use_column
+      BEGIN
+        -- Why this is correct and fast: see CLAIM_ACTIONS_SQL. Heads only
+        -- (is_head), SKIP LOCKED, the selection MATERIALIZED so the LIMIT runs
+        -- once, lease from the database clock, served by actions_claimable_idx.
+        RETURN QUERY
+        WITH picked AS MATERIALIZED (
+          SELECT a.id
+          FROM actions AS a
+          WHERE a.is_head
+            AND a.status = 'pending'
+            AND a.run_at <= now()
+            AND a.type = ANY(p_types)
+          ORDER BY a.run_at, a.id
+          LIMIT p_limit
+          FOR UPDATE SKIP LOCKED
+        )
+        UPDATE actions AS a
+        SET status             = 'running',
+            attempts           = a.attempts + 1,
+            lease_owner        = p_worker,
+            lease_expires_at   = now() + p_lease_ms * interval '1 millisecond',
+            attempt_started_at = clock_timestamp(),
+            started_at         = coalesce(a.started_at, clock_timestamp())
+        FROM picked
+        WHERE a.id = picked.id
+        RETURNING a.id, a.lock_id, a.type, a.payload, a.attempts, a.max_attempts,
+                  a.on_failure, a.run_at, a.created_at, a.idempotency_key, a.lease_expires_at;
+      END $$;
+
       CREATE FUNCTION aq_finish_attempts(
         p_worker        text,
         p_ids           bigint[],
@@ -31,7 +72,8 @@ export class AddFinishAttemptsFunction1764460900000 implements MigrationInterfac
         p_delays_ms     int[],
         p_outcomes      text[],
         p_handoff_types text[],
-        p_lease_ms      int
+        p_lease_ms      int,
+        p_claim_limit   int
       ) RETURNS TABLE (
         kind text, id bigint, attempt int, lock_id bigint, type text, payload jsonb,
         max_attempts int, on_failure text, created_at timestamptz, idempotency_key text
@@ -42,6 +84,7 @@ export class AddFinishAttemptsFunction1764460900000 implements MigrationInterfac
         v_ids      bigint[];
         v_attempts int[];
         v_released bigint[];
+        v_handed   int := 0;
       BEGIN
         -- Lock the batch's groups first, in lock_id order. The release trigger
         -- would otherwise lock them in whatever order the UPDATE visits rows,
@@ -101,26 +144,37 @@ export class AddFinishAttemptsFunction1764460900000 implements MigrationInterfac
                      FROM unnest(v_ids, v_attempts) AS f(id, attempt);
 
         PERFORM set_config('aq.handoff_worker', '', true);
-        IF v_released IS NULL THEN
-          RETURN;
+
+        IF v_released IS NOT NULL THEN
+          -- The new heads that the release trigger handed to this worker. Primary
+          -- key lookups per released group (a join on ANY(array) got a nested
+          -- loop of bitmap scans from the generic plan).
+          RETURN QUERY
+          SELECT 'claimed'::text, a.id, a.attempts, a.lock_id, a.type, a.payload,
+                 a.max_attempts, a.on_failure, a.created_at, a.idempotency_key
+          FROM unnest(v_released) AS r(lock_id)
+          CROSS JOIN LATERAL (SELECT g.head_id FROM action_groups AS g WHERE g.lock_id = r.lock_id) AS g
+          CROSS JOIN LATERAL (SELECT * FROM actions AS x WHERE x.id = g.head_id) AS a
+          WHERE a.status = 'running'
+            AND a.lease_owner = p_worker;
+          GET DIAGNOSTICS v_handed = ROW_COUNT;
         END IF;
 
-        -- The new heads that the release trigger handed to this worker. Primary
-        -- key lookups per released group (a join on ANY(array) got a nested
-        -- loop of bitmap scans from the generic plan).
-        RETURN QUERY
-        SELECT 'claimed'::text, a.id, a.attempts, a.lock_id, a.type, a.payload,
-               a.max_attempts, a.on_failure, a.created_at, a.idempotency_key
-        FROM unnest(v_released) AS r(lock_id)
-        CROSS JOIN LATERAL (SELECT g.head_id FROM action_groups AS g WHERE g.lock_id = r.lock_id) AS g
-        CROSS JOIN LATERAL (SELECT * FROM actions AS x WHERE x.id = g.head_id) AS a
-        WHERE a.status = 'running'
-          AND a.lease_owner = p_worker;
+        -- Fill the slots still free with an ordinary claim, in this same commit.
+        IF p_claim_limit - v_handed > 0 AND cardinality(p_handoff_types) > 0 THEN
+          RETURN QUERY
+          SELECT 'claimed'::text, c.id, c.attempts, c.lock_id, c.type, c.payload,
+                 c.max_attempts, c.on_failure, c.created_at, c.idempotency_key
+          FROM aq_claim_actions(p_worker, p_handoff_types, p_claim_limit - v_handed, p_lease_ms) AS c;
+        END IF;
       END $$;
     `);
   }
 
   public async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`DROP FUNCTION IF EXISTS aq_finish_attempts(text, bigint[], int[], text[], jsonb[], text[], int[], text[], text[], int)`);
+    await queryRunner.query(`
+      DROP FUNCTION IF EXISTS aq_finish_attempts(text, bigint[], int[], text[], jsonb[], text[], int[], text[], text[], int, int);
+      DROP FUNCTION IF EXISTS aq_claim_actions(text, text[], int, int);
+    `);
   }
 }
