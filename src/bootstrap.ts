@@ -1,10 +1,11 @@
 import { BadRequestException, INestApplication, ValidationPipe } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import { HttpAdapterHost, NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import { AppModule, AppModuleOptions } from './app.module';
 import { loadSettings } from './config/settings';
 import { setupOpenApi } from './docs/openapi';
+import { DatabaseUnavailableFilter } from './http/database-unavailable.filter';
 import { applyBodyParser, applyHttpSecurity } from './security/http-security';
 
 /**
@@ -37,6 +38,7 @@ export async function createApp(options: AppModuleOptions): Promise<INestApplica
       exceptionFactory: (errors) => new BadRequestException(flattenValidationErrors(errors)),
     }),
   );
+  app.useGlobalFilters(new DatabaseUnavailableFilter(app.get(HttpAdapterHost).httpAdapter));
   if (settings.API_ENABLED) setupOpenApi(app);
   // No app.enableShutdownHooks(): it re-raises the signal after closing, so the
   // process would end "killed by SIGTERM". main.ts closes the app itself and exits 0.

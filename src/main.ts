@@ -21,7 +21,15 @@ async function main(): Promise<void> {
     process.exitCode = 1;
     return;
   }
-  const embedded = settings.DATABASE_URL ? null : await startEmbeddedPostgres(settings, logger);
+  let embedded;
+  try {
+    embedded = settings.DATABASE_URL ? null : await startEmbeddedPostgres(settings, logger);
+  } catch (error) {
+    // A clear line (data folder in use on another port, binaries missing, ...), no stack trace.
+    console.error(`Embedded PostgreSQL did not start: ${(error as Error).message}`);
+    process.exitCode = 1;
+    return;
+  }
   const databaseUrl = settings.DATABASE_URL ?? embedded!.url;
   const app = await createApp({ databaseUrl, settings, imports: HANDLER_MODULES });
   let closing = false;
@@ -44,8 +52,8 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', shutdown);
   process.on('SIGINT', shutdown);
-  await app.listen(settings.PORT, '0.0.0.0');
-  logger.log(`Listening on http://127.0.0.1:${settings.PORT} (worker ${settings.WORKER_ENABLED ? 'on' : 'off'})`);
+  await app.listen(settings.PORT, settings.HOST);
+  logger.log(`Listening on http://${settings.HOST}:${settings.PORT} (worker ${settings.WORKER_ENABLED ? 'on' : 'off'})`);
 }
 
 void main();

@@ -9,11 +9,26 @@ import { createTestDatabase, TestDatabase } from './support/test-database';
  * and once cuts every database connection of the service. The trace must show
  * every action done exactly once, no overlapping leases in a group, no order
  * violation, nothing lost. CHAOS_LONG=1 runs a bigger variant.
+ *
+ * Kills provably interrupt running work: a share of the actions run long
+ * (LONG_MS), and the driver picks as victim the process (known by its
+ * WORKER_ID) that holds the lease of a long action with at least
+ * KILL_MARGIN_MS of its run still ahead. If the SIGKILL follows the start of
+ * that query sooner than the run time left, the handler was still running when
+ * the process died, so the trace must record exactly that attempt as
+ * `lease_expired`.
  */
 const LONG = process.env.CHAOS_LONG === '1';
 const CFG = LONG
   ? { workers: 4, actions: 30_000, groups: 500, killEveryMs: [2_000, 3_000], enqueueEveryMs: 15_000, limitMs: 400_000 }
   : { workers: 4, actions: 5_000, groups: 200, killEveryMs: [2_000, 3_000], enqueueEveryMs: 2_500, limitMs: 90_000 };
+/** Share of actions that run long, and their duration range (ms); the others take 0-20 ms. */
+const LONG_SHARE = 0.05;
+const LONG_MS = [300, 800];
+/** A targeted victim's action must have at least this much run time left (ms) when the driver picks it. */
+const KILL_MARGIN_MS = 200;
+/** How long the driver waits for a running long action before it kills a random process instead (ms). */
+const TARGET_WAIT_MS = 2_000;
 
 const WORKER_ENV = {
   LOG_LEVEL: 'error',
@@ -33,6 +48,13 @@ describe('chaos: killed workers, cut connections', () => {
   let db: TestDatabase;
   let c: Client;
   const procs: (ServiceProcess | null)[] = [];
+  /** WORKER_ID of procs[i] (each incarnation its own id, so a lease maps to one process). */
+  const workerIds: string[] = [];
+  let incarnation = 0;
+  const startWorker = (slot: number): { id: string; started: Promise<ServiceProcess> } => {
+    const id = `chaos-w${slot}-${++incarnation}`;
+    return { id, started: startServiceProcess(db.url, { ...WORKER_ENV, WORKER_ID: id }) };
+  };
 
   beforeAll(async () => {
     db = await createTestDatabase('chaos');
@@ -46,15 +68,45 @@ describe('chaos: killed workers, cut connections', () => {
   it(`${CFG.actions} actions in ${CFG.groups} groups survive SIGKILLs and a connection cut`, async () => {
     const t0 = Date.now();
     // The first process migrates; the others start next to it.
-    procs.push(await startServiceProcess(db.url, WORKER_ENV));
-    for (let i = 1; i < CFG.workers; i++) procs.push(await startServiceProcess(db.url, WORKER_ENV));
+    for (let i = 0; i < CFG.workers; i++) {
+      const w = startWorker(i);
+      procs.push(await w.started);
+      workerIds.push(w.id);
+    }
     c = await connect(db.url);
 
-    // The driver: SIGKILL a random worker every 2-3 s and restart it (in the
+    // A running long action of a live process (not the only one left) with
+    // KILL_MARGIN_MS or more of its run ahead, or null.
+    const findTarget = async (): Promise<{ slot: number; actionId: string; attempt: number; workerId: string; leftMs: number } | null> => {
+      const alive = procs.map((p, i) => (p ? workerIds[i] : null)).filter((id): id is string => id !== null);
+      if (alive.length <= 1) return null;
+      // left_ms: the least run time still ahead (the handler starts after attempt_started_at).
+      const { rows } = await c.query<{ id: string; attempts: number; lease_owner: string; left_ms: number }>(
+        `SELECT id, attempts, lease_owner, left_ms FROM (
+           SELECT id::text, attempts, lease_owner,
+                  (payload->>'durationMs')::float8 - extract(epoch FROM clock_timestamp() - attempt_started_at) * 1000 AS left_ms
+           FROM actions
+           WHERE status = 'running' AND lease_owner = ANY($1::text[]) AND attempts < max_attempts - 1) r
+         WHERE left_ms >= $2::int
+         ORDER BY random() LIMIT 1`,
+        [alive, KILL_MARGIN_MS],
+      );
+      if (rows.length === 0) return null;
+      const slot = workerIds.indexOf(rows[0].lease_owner);
+      return slot >= 0 && procs[slot]
+        ? { slot, actionId: rows[0].id, attempt: rows[0].attempts, workerId: rows[0].lease_owner, leftMs: rows[0].left_ms }
+        : null;
+    };
+
+    // The driver: every 2-3 s SIGKILL a worker and restart it (in the
     // background, so the kills keep their pace); cut all connections once.
+    // The victim is the holder of a running long action (waiting up to
+    // TARGET_WAIT_MS for one), else a random process.
     let kills = 0;
     let cut = 0;
     let stop = false;
+    /** Attempts a kill provably interrupted mid-run. */
+    const interrupted: { actionId: string; attempt: number; workerId: string }[] = [];
     const restarts: Promise<void>[] = [];
     const driver = (async () => {
       let round = 0;
@@ -66,17 +118,36 @@ describe('chaos: killed workers, cut connections', () => {
           cut = await terminateBackends(db.name, `pid <> ${await backendPid(c)}`);
           continue;
         }
-        const alive = procs.map((p, i) => (p ? i : -1)).filter((i) => i >= 0);
-        if (alive.length <= 1) continue;
-        const i = alive[Math.floor(Math.random() * alive.length)];
+        let target: Awaited<ReturnType<typeof findTarget>> = null;
+        let asked = 0;
+        for (const waitUntil = Date.now() + TARGET_WAIT_MS; !stop; await sleep(50)) {
+          asked = Date.now();
+          target = await findTarget();
+          if (target || Date.now() >= waitUntil) break;
+        }
+        if (stop) break;
+        let i: number;
+        if (target) {
+          i = target.slot;
+        } else {
+          const alive = procs.map((p, j) => (p ? j : -1)).filter((j) => j >= 0);
+          if (alive.length <= 1) continue;
+          i = alive[Math.floor(Math.random() * alive.length)];
+        }
         const victim = procs[i]!;
         procs[i] = null;
-        await victim.kill();
+        const killed = victim.kill(); // sends SIGKILL synchronously
+        // The action had leftMs to run when the query ran (after `asked`), so
+        // if less time has passed since `asked`, it was still running now.
+        if (target && Date.now() - asked < target.leftMs) interrupted.push({ actionId: target.actionId, attempt: target.attempt, workerId: target.workerId });
+        await killed;
         kills++;
+        const w = startWorker(i);
         restarts.push(
-          startServiceProcess(db.url, WORKER_ENV).then((p) => {
+          w.started.then((p) => {
             if (stop) return p.kill();
             procs[i] = p;
+            workerIds[i] = w.id;
           }),
         );
       }
@@ -84,6 +155,7 @@ describe('chaos: killed workers, cut connections', () => {
 
     // Enqueue by plain SQL in chunks spread over time, groups interleaved, while workers run and die.
     let failing = 0;
+    let long = 0;
     const chunks = 10;
     const chunk = Math.ceil(CFG.actions / chunks);
     for (let from = 0; from < CFG.actions; from += chunk) {
@@ -93,10 +165,13 @@ describe('chaos: killed workers, cut connections', () => {
         const r = Math.random();
         const failAttempts = r < 0.7 ? 0 : r < 0.9 ? 1 : 2;
         if (failAttempts) failing++;
+        const durationMs =
+          Math.random() < LONG_SHARE ? LONG_MS[0] + Math.floor(Math.random() * (LONG_MS[1] - LONG_MS[0] + 1)) : Math.floor(Math.random() * 21);
+        if (durationMs >= LONG_MS[0]) long++;
         items.push({
           lockId: 1 + Math.floor(Math.random() * CFG.groups),
           type: TYPES[i % 3],
-          payload: JSON.stringify({ instanceId: i, durationMs: Math.floor(Math.random() * 21), failAttempts }),
+          payload: JSON.stringify({ instanceId: i, durationMs, failAttempts }),
         });
       }
       // A multi-group statement locks its groups row by row: in lock id order
@@ -128,8 +203,16 @@ describe('chaos: killed workers, cut connections', () => {
     const report = await checkQueueTrace(c);
     const runtimeS = (Date.now() - t0) / 1000;
     const repeated = report.attemptsByOutcome.lease_expired ?? 0;
+    // Each provably interrupted attempt, as the trace recorded it.
+    const { rows: interruptedTrace } = await c.query<{ action_id: string; attempt: number; worker_id: string; outcome: string }>(
+      `SELECT t.action_id::text, t.attempt, t.worker_id, t.outcome
+       FROM action_attempts t JOIN unnest($1::bigint[], $2::int[]) AS k(action_id, attempt) USING (action_id, attempt)
+       ORDER BY t.action_id, t.attempt`,
+      [interrupted.map((k) => k.actionId), interrupted.map((k) => k.attempt)],
+    );
     console.log(
-      `chaos: ${report.actions} actions, ${CFG.groups} groups, ${CFG.workers} worker processes, ${kills} SIGKILLs, ` +
+      `chaos: ${report.actions} actions (${long} long, ${LONG_MS[0]}-${LONG_MS[1]} ms), ${CFG.groups} groups, ${CFG.workers} worker processes, ` +
+        `${kills} SIGKILLs (${interrupted.length} provably interrupting a running action), ` +
         `1 connection cut (${cut} backends), ${repeated} executions repeated because of kills (lease_expired), ` +
         `${failing} actions with simulated failures, attempts by outcome ${JSON.stringify(report.attemptsByOutcome)}, ${runtimeS.toFixed(1)} s`,
     );
@@ -145,7 +228,16 @@ describe('chaos: killed workers, cut connections', () => {
     expect(strict.ok ? 'ok' : formatTraceReport(strict)).toBe('ok');
     expect(kills).toBeGreaterThanOrEqual(LONG ? 20 : 5);
     expect(cut).toBeGreaterThan(0);
-    expect(repeated).toBeGreaterThan(0);
+    // Every provably interrupted attempt ended as lease_expired of its killed
+    // owner (one trace row each), so kills did repeat executions.
+    expect(interrupted.length).toBeGreaterThanOrEqual(LONG ? 5 : 3);
+    expect(interruptedTrace.map((t) => `${t.action_id}#${t.attempt} ${t.worker_id} ${t.outcome}`)).toEqual(
+      interrupted
+        .map((k) => ({ ...k, id: BigInt(k.actionId) }))
+        .sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : x.attempt - y.attempt))
+        .map((k) => `${k.actionId}#${k.attempt} ${k.workerId} lease_expired`),
+    );
+    expect(repeated).toBeGreaterThanOrEqual(interrupted.length);
     // Every repeated execution is visible: a done action ran once per trace row.
     const { rows } = await c.query<{ bad: string }>(
       `SELECT count(*) AS bad FROM actions a WHERE a.attempts <> (SELECT count(*) FROM action_attempts t WHERE t.action_id = a.id)`,

@@ -83,12 +83,13 @@ describe('failure paths in one process', () => {
 
     // And see what really reaches the database: the fenced statement must be the one to say no.
     const writes: { items: { actionId: string; attempt: number }[]; recorded: string[] }[] = [];
-    const writable = finisherA as unknown as { write: (w: string, items: { actionId: string; attempt: number }[]) => Promise<Set<string>> };
+    type WriteResult = { recorded: Set<string>; deferred: Set<string> };
+    const writable = finisherA as unknown as { write: (w: string, items: { actionId: string; attempt: number }[]) => Promise<WriteResult> };
     const originalWrite = writable.write.bind(finisherA);
     writable.write = async (w, items) => {
-      const recorded = await originalWrite(w, items);
-      writes.push({ items: items.map((i) => ({ actionId: i.actionId, attempt: i.attempt })), recorded: [...recorded] });
-      return recorded;
+      const result = await originalWrite(w, items);
+      writes.push({ items: items.map((i) => ({ actionId: i.actionId, attempt: i.attempt })), recorded: [...result.recorded] });
+      return result;
     };
 
     const b = await startTestApp(db.url, { ...env, WORKER_ID: 'worker-B' }, [StallModule]);

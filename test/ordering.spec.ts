@@ -50,7 +50,7 @@ describe('group order (G3, G4, G5, G7)', () => {
 
   const headsOf = async (lockId: number) =>
     (
-      await admin.query<{ id: string }>(`SELECT id::text FROM actions WHERE lock_id = $1 AND holds_group AND is_head ORDER BY id`, [lockId])
+      await admin.query<{ id: string }>(`SELECT id::text FROM actions WHERE lock_id = $1 AND holds_group AND is_head ORDER BY actions.id`, [lockId])
     ).rows.map((r) => r.id);
 
   const smallestHolding = async (lockId: number) =>

@@ -20,6 +20,7 @@ import type { ActionStatus, FailurePolicy } from './action-status';
 @Index('actions_group_finished_idx', ['lockId', 'id'], { where: 'lock_id IS NOT NULL AND NOT holds_group' })
 @Index('actions_finished_at_idx', ['finishedAt'], { where: 'finished_at IS NOT NULL AND NOT holds_group' })
 @Index('actions_idempotency_key_uq', ['idempotencyKey'], { unique: true, where: 'idempotency_key IS NOT NULL' })
+@Index('actions_retry_of_uq', ['retryOf'], { unique: true, where: 'retry_of IS NOT NULL' })
 @Check('actions_status_valid', "status IN ('pending', 'running', 'done', 'failed', 'cancelled')")
 @Check('actions_on_failure_valid', "on_failure IN ('block', 'skip')")
 @Check('actions_type_length', 'char_length(type) BETWEEN 1 AND 200')
@@ -27,6 +28,7 @@ import type { ActionStatus, FailurePolicy } from './action-status';
 @Check('actions_max_attempts_positive', 'max_attempts >= 1')
 @Check('actions_attempts_in_range', 'attempts >= 0')
 @Check('actions_idempotency_key_length', 'char_length(idempotency_key) BETWEEN 1 AND 200')
+@Check('actions_run_at_in_range', "run_at >= '1970-01-01' AND run_at < '10000-01-01'")
 @Check('actions_running_has_lease', "status <> 'running' OR (lease_owner IS NOT NULL AND lease_expires_at IS NOT NULL)")
 export class Action {
   /** From `actions_id_seq`, assigned by a trigger under the group lock (no column default). */

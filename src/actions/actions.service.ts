@@ -40,6 +40,12 @@ function updatedRows<T>(result: unknown): T[] {
   return result as T[];
 }
 
+/** Whether `error` is a unique violation of the named constraint or index. */
+function violates(error: unknown, constraint: string): boolean {
+  const e = (error as { driverError?: { code?: string; constraint?: string } }).driverError ?? (error as { code?: string; constraint?: string });
+  return e?.code === '23505' && e?.constraint === constraint;
+}
+
 /** How often an enqueue transaction that lost a deadlock or serialization conflict is run again. */
 const ENQUEUE_CONFLICT_RETRIES = 5;
 
@@ -203,17 +209,24 @@ export class ActionsService {
       const [failed]: (ActionRow & { retried_as: string | null })[] = await m.query(LOCK_FAILED_SKIP_SQL, [id]);
       if (!failed) throw await this.stateConflict(id, 'retry', 'failed');
       if (failed.retried_as) throw new ConflictException(`action ${id} was already retried as action ${failed.retried_as}`);
-      const [copy]: ActionRow[] = await m.query(INSERT_ACTIONS_SQL, [
-        [failed.lock_id],
-        [failed.type],
-        [JSON.stringify(failed.payload)],
-        [null],
-        [failed.max_attempts],
-        [failed.on_failure],
-        [null],
-        [failed.id],
-      ]);
-      return toActionResource(copy);
+      try {
+        const [copy]: ActionRow[] = await m.query(INSERT_ACTIONS_SQL, [
+          [failed.lock_id],
+          [failed.type],
+          [JSON.stringify(failed.payload)],
+          [null],
+          [failed.max_attempts],
+          [failed.on_failure],
+          [null],
+          [failed.id],
+        ]);
+        return toActionResource(copy);
+      } catch (error) {
+        // A concurrent retry committed its copy after our snapshot: the unique
+        // index on retry_of is what makes "retried once" hold under races.
+        if (violates(error, 'actions_retry_of_uq')) throw new ConflictException(`action ${id} was already retried`);
+        throw error;
+      }
     });
   }
 
@@ -287,13 +300,13 @@ export class ActionsService {
     };
   }
 
-  /** runAt as ISO text, within years 1970..9999 (PostgreSQL cannot store every JS date). */
-  private checkedRunAt(runAt: Date, field: string): string {
-    const t = runAt.getTime();
+  /** runAt as ISO text, within years 1970..9999 (the range the table accepts). */
+  private checkedRunAt(runAt: Date | string, field: string): string {
+    const t = (typeof runAt === 'string' ? new Date(runAt) : runAt).getTime();
     if (!Number.isFinite(t) || t < 0 || t > Date.UTC(9999, 11, 31)) {
       throw new BadRequestException([`${field}runAt must be an ISO 8601 timestamp between 1970 and 9999`]);
     }
-    return runAt.toISOString();
+    return new Date(t).toISOString();
   }
 
   private async stateConflict(id: string, verb: string, allowed: string): Promise<Error> {

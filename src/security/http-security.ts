@@ -2,6 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import helmet from 'helmet';
 import { Settings } from '../config/settings';
+import { jsonBodyGuard } from '../http/json-body-guard.middleware';
 import { apiKeyMiddleware } from './api-key.middleware';
 
 interface HttpError extends Error {
@@ -23,7 +24,7 @@ export function bodyParserErrorHandler(limitBytes: number) {
     }
     const status = error.status ?? error.statusCode;
     if (status && status >= 400 && status < 500) {
-      const message = error.type === 'entity.parse.failed' ? 'request body is not valid JSON' : error.message;
+      const message = error.type === 'entity.parse.failed' ? 'request body must be a JSON object (valid JSON, starting with { or [)' : error.message;
       res.status(status).json({ statusCode: status, message, error: status === 415 ? 'Unsupported Media Type' : 'Bad Request' });
       return;
     }
@@ -46,8 +47,9 @@ export function applyHttpSecurity(app: INestApplication, settings: Settings): vo
   if (settings.API_KEY) app.use(apiKeyMiddleware(settings.API_KEY));
 }
 
-/** Installs the JSON body parser (BODY_LIMIT_BYTES) and its 413/400 error handler. */
+/** Installs the JSON body parser (BODY_LIMIT_BYTES), its 413/400 error handler, and the JSON body guard (415/400). */
 export function applyBodyParser(app: INestApplication & { useBodyParser(type: 'json', options: { limit: number }): unknown }, settings: Settings): void {
   app.useBodyParser('json', { limit: settings.BODY_LIMIT_BYTES });
   app.use(bodyParserErrorHandler(settings.BODY_LIMIT_BYTES));
+  app.use(jsonBodyGuard());
 }

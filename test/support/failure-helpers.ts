@@ -64,7 +64,7 @@ export interface TraceReport {
  * `done`.
  */
 export async function checkQueueTrace(c: Client): Promise<TraceReport> {
-  const actions = await c.query<{ id: string; lock_id: string | null; status: string }>(`SELECT id::text, lock_id::text, status FROM actions ORDER BY id`);
+  const actions = await c.query<{ id: string; lock_id: string | null; status: string }>(`SELECT id::text, lock_id::text, status FROM actions ORDER BY actions.id`);
   const trace = await c.query<TraceRow>(
     `SELECT action_id::text, lock_id::text, attempt, worker_id, started_at, finished_at, outcome FROM action_attempts ORDER BY started_at, id`,
   );

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform, Type } from 'class-transformer';
-import { IsDate, IsIn, IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
+import { Transform } from 'class-transformer';
+import { IsISO8601, IsIn, IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
 import { FAILURE_POLICIES, FailurePolicy } from '../action-status';
 import { IsLockId, toLockIdString } from './lock-id.validator';
 
@@ -36,9 +36,9 @@ export class CreateActionDto {
   /** Not claimable before this time (ISO 8601). Default now. */
   @ApiPropertyOptional({ type: String, format: 'date-time', example: '2025-01-01T12:00:00Z', description: 'Not claimable before; default now' })
   @IsOptional()
-  @Type(() => Date)
-  @IsDate({ message: 'runAt must be an ISO 8601 timestamp' })
-  runAt?: Date;
+  // strict: a calendar-valid date ("2020-02-30" is refused, not rolled over); a string, not epoch ms.
+  @IsISO8601({ strict: true, strictSeparator: true }, { message: 'runAt must be an ISO 8601 timestamp such as 2025-01-01T12:00:00Z' })
+  runAt?: string;
 
   /** Executions allowed before the action fails, 1..100. Default DEFAULT_MAX_ATTEMPTS. */
   @ApiPropertyOptional({ minimum: 1, maximum: 100, example: 5, description: 'Default DEFAULT_MAX_ATTEMPTS' })

@@ -21,7 +21,7 @@ WHERE ($1::text IS NULL OR status = $1::text)
   AND $2::bigint IS NULL
   AND ($3::text IS NULL OR type = $3::text)
   AND id > $4::bigint
-ORDER BY id
+ORDER BY actions.id -- the bigint column, not the id::text output column
 LIMIT $5::int`;
 
 /**
@@ -41,7 +41,7 @@ SELECT ${ACTION_COLUMNS} FROM (
      AND ($1::text IS NULL OR status = $1::text) AND ($3::text IS NULL OR type = $3::text)
    ORDER BY lock_id, id LIMIT $5::int)
 ) AS a
-ORDER BY id
+ORDER BY a.id -- the bigint column, not the id::text output column
 LIMIT $5::int`;
 
 /**

@@ -64,6 +64,9 @@ export class CreateActionQueue1764460800000 implements MigrationInterface {
         CONSTRAINT actions_max_attempts_positive CHECK (max_attempts >= 1),
         CONSTRAINT actions_attempts_in_range CHECK (attempts >= 0),
         CONSTRAINT actions_idempotency_key_length CHECK (char_length(idempotency_key) BETWEEN 1 AND 200),
+        -- JavaScript dates (and the API) cover 1970..9999 here; 'infinity' would
+        -- make the action unreadable through the API.
+        CONSTRAINT actions_run_at_in_range CHECK (run_at >= '1970-01-01' AND run_at < '10000-01-01'),
         CONSTRAINT actions_running_has_lease CHECK (
           status <> 'running' OR (lease_owner IS NOT NULL AND lease_expires_at IS NOT NULL)
         )
@@ -97,6 +100,8 @@ export class CreateActionQueue1764460800000 implements MigrationInterface {
       CREATE INDEX actions_finished_at_idx ON actions (finished_at) WHERE finished_at IS NOT NULL AND NOT holds_group;
       CREATE UNIQUE INDEX actions_idempotency_key_uq ON actions (idempotency_key)
         WHERE idempotency_key IS NOT NULL;
+      -- A failed 'skip' action is re-enqueued at most once (POST /actions/:id/retry).
+      CREATE UNIQUE INDEX actions_retry_of_uq ON actions (retry_of) WHERE retry_of IS NOT NULL;
 
       -- One row per group: the lock every group change takes, and the head.
       CREATE TABLE action_groups (

@@ -85,17 +85,35 @@ export class AddClaimAndFinishFunctions1764460900000 implements MigrationInterfa
         v_attempts int[];
         v_released bigint[];
         v_handed   int := 0;
+        v_locked   bigint[];
+        v_deferred bigint[];
       BEGIN
-        -- Lock the batch's groups first, in lock_id order. The release trigger
-        -- would otherwise lock them in whatever order the UPDATE visits rows,
-        -- which deadlocks against a producer inserting into several groups
-        -- (the API's batch locks its groups in lock_id order too).
-        PERFORM 1 FROM action_groups AS g
-          WHERE g.lock_id IN (SELECT a.lock_id FROM actions AS a
-                              WHERE a.id = ANY(p_ids) AND a.lock_id IS NOT NULL
-                                AND a.status = 'running' AND a.lease_owner = p_worker)
+        -- Lock the groups this batch releases (a head that ends done, or failed
+        -- under 'skip'), in lock_id order: the release trigger would otherwise
+        -- lock them in whatever order the UPDATE visits rows, and deadlock with
+        -- a producer inserting into several groups (the API's batch locks its
+        -- groups in lock_id order too). SKIP LOCKED: a group that a producer
+        -- holds right now (an open transaction that enqueued into it) must not
+        -- stall the rest of the batch; its completion is deferred and the
+        -- worker sends it again shortly.
+        SELECT coalesce(array_agg(l.lock_id), '{}') INTO v_locked
+        FROM (
+          SELECT g.lock_id FROM action_groups AS g
+          WHERE g.lock_id IN (
+            SELECT a.lock_id
+            FROM actions AS a
+            JOIN unnest(p_ids, p_next_status) AS t(id, next_status) ON a.id = t.id
+            WHERE a.lock_id IS NOT NULL AND a.status = 'running' AND a.lease_owner = p_worker
+              AND (t.next_status = 'done' OR (t.next_status = 'failed' AND a.on_failure = 'skip')))
           ORDER BY g.lock_id
-          FOR UPDATE OF g;
+          FOR UPDATE SKIP LOCKED
+        ) AS l;
+        SELECT coalesce(array_agg(a.id), '{}') INTO v_deferred
+        FROM actions AS a
+        JOIN unnest(p_ids, p_next_status) AS t(id, next_status) ON a.id = t.id
+        WHERE a.lock_id IS NOT NULL AND a.status = 'running' AND a.lease_owner = p_worker
+          AND (t.next_status = 'done' OR (t.next_status = 'failed' AND a.on_failure = 'skip'))
+          AND a.lock_id <> ALL(v_locked);
         -- Ask the release trigger (aq_actions_after_release) to hand each new head to
         -- this worker in the same UPDATE that promotes it. Transaction-local,
         -- and cleared again below.
@@ -108,6 +126,7 @@ export class AddClaimAndFinishFunctions1764460900000 implements MigrationInterfa
           SELECT *
           FROM unnest(p_ids, p_attempts, p_next_status, p_results, p_errors, p_delays_ms, p_outcomes)
                AS t(id, attempt, next_status, result, error, delay_ms, outcome)
+          WHERE t.id <> ALL(v_deferred)
         ),
         ended AS (
           UPDATE actions AS a
@@ -142,6 +161,10 @@ export class AddClaimAndFinishFunctions1764460900000 implements MigrationInterfa
         RETURN QUERY SELECT 'finished'::text, f.id, f.attempt, NULL::bigint, NULL::text, NULL::jsonb,
                             NULL::int, NULL::text, NULL::timestamptz, NULL::text
                      FROM unnest(v_ids, v_attempts) AS f(id, attempt);
+        RETURN QUERY SELECT 'deferred'::text, d.id, d.attempt, NULL::bigint, NULL::text, NULL::jsonb,
+                            NULL::int, NULL::text, NULL::timestamptz, NULL::text
+                     FROM unnest(p_ids, p_attempts) AS d(id, attempt)
+                     WHERE d.id = ANY(v_deferred);
 
         PERFORM set_config('aq.handoff_worker', '', true);
 

@@ -28,6 +28,11 @@
  * A `released` attempt (graceful shutdown) does not count toward maxAttempts:
  * the budget grows by one, so the attempt number stays a unique fencing token.
  *
+ * An attempt whose group a producer holds locked right now (an open
+ * transaction that enqueued into it) is not touched: it comes back as
+ * `{ kind: 'deferred', id, attempt }` and the caller sends it again shortly,
+ * so one slow producer never stalls the other groups of the batch.
+ *
  * Returns rows `{ kind: 'finished', id, attempt }` for each recorded attempt and
  * `{ kind: 'claimed', id, attempt, lock_id, type, payload, max_attempts,
  * on_failure, created_at, idempotency_key }` for each handed-off action.
@@ -41,7 +46,7 @@ FROM aq_finish_attempts($1::text, $2::bigint[], $3::int[], $4::text[], $5::jsonb
 
 /** A row returned by {@link FINISH_ATTEMPTS_SQL}. */
 export interface FinishAttemptsRow {
-  kind: 'finished' | 'claimed';
+  kind: 'finished' | 'claimed' | 'deferred';
   id: string;
   attempt: number;
   lock_id: string | null;

@@ -1,0 +1,38 @@
+import { ArgumentsHost, Catch, HttpStatus } from '@nestjs/common';
+import { BaseExceptionFilter } from '@nestjs/core';
+import type { Response } from 'express';
+
+/** SQLSTATEs that mean "the database is away", not "the request is wrong": class 08, shutdowns, no slots. */
+const UNAVAILABLE_SQLSTATES = /^(08...|57P01|57P02|57P03|53300)$/;
+const UNAVAILABLE_NODE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH']);
+const UNAVAILABLE_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|connection error and is not queryable|Connection ended|terminating connection/i;
+
+/** Whether `error` (a pg error, possibly wrapped by TypeORM) says the database cannot be reached. */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const driver = (error as { driverError?: unknown }).driverError;
+  const e = (driver instanceof Error ? driver : error) as Error & { code?: string };
+  if (typeof e.code === 'string' && (UNAVAILABLE_SQLSTATES.test(e.code) || UNAVAILABLE_NODE_CODES.has(e.code))) return true;
+  return UNAVAILABLE_MESSAGES.test(e.message) || UNAVAILABLE_MESSAGES.test(error.message);
+}
+
+/**
+ * Answers 503 (with Nest's error body) when a route fails because PostgreSQL
+ * is unreachable or restarting: the client should retry, nothing was written.
+ * Every other error goes to Nest's default handling.
+ */
+@Catch()
+export class DatabaseUnavailableFilter extends BaseExceptionFilter {
+  override catch(exception: unknown, host: ArgumentsHost): void {
+    if (host.getType() === 'http' && isDatabaseUnavailable(exception)) {
+      const res = host.switchToHttp().getResponse<Response>();
+      res.status(HttpStatus.SERVICE_UNAVAILABLE).json({
+        statusCode: HttpStatus.SERVICE_UNAVAILABLE,
+        message: 'database unavailable; nothing was written, retry later',
+        error: 'Service Unavailable',
+      });
+      return;
+    }
+    super.catch(exception, host);
+  }
+}
