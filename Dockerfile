@@ -15,6 +15,7 @@ RUN npm run build
 # --- runtime ------------------------------------------------------------------
 FROM node:20-slim AS runtime
 ENV NODE_ENV=production \
+    NODE_OPTIONS=--max-semi-space-size=32 \
     HOST=0.0.0.0 \
     PORT=3000
 WORKDIR /app

@@ -29,7 +29,7 @@ import type { ActionStatus, FailurePolicy } from './action-status';
 @Check('actions_attempts_in_range', 'attempts >= 0')
 @Check('actions_idempotency_key_length', 'char_length(idempotency_key) BETWEEN 1 AND 200')
 @Check('actions_run_at_in_range', "run_at >= '1970-01-01' AND run_at < '10000-01-01'")
-@Check('actions_running_has_lease', "status <> 'running' OR (lease_owner IS NOT NULL AND lease_expires_at IS NOT NULL)")
+@Check('actions_lease_iff_running', "(status = 'running') = (lease_owner IS NOT NULL AND lease_expires_at IS NOT NULL)")
 export class Action {
   /** From `actions_id_seq`, assigned by a trigger under the group lock (no column default). */
   @PrimaryColumn({ type: 'bigint' })

@@ -67,8 +67,10 @@ export class CreateActionQueue1764460800000 implements MigrationInterface {
         -- JavaScript dates (and the API) cover 1970..9999 here; 'infinity' would
         -- make the action unreadable through the API.
         CONSTRAINT actions_run_at_in_range CHECK (run_at >= '1970-01-01' AND run_at < '10000-01-01'),
-        CONSTRAINT actions_running_has_lease CHECK (
-          status <> 'running' OR (lease_owner IS NOT NULL AND lease_expires_at IS NOT NULL)
+        -- A lease exists exactly while the action runs: fenced statements may
+        -- test "lease_owner = me" alone.
+        CONSTRAINT actions_lease_iff_running CHECK (
+          (status = 'running') = (lease_owner IS NOT NULL AND lease_expires_at IS NOT NULL)
         )
       );
       ALTER SEQUENCE actions_id_seq OWNED BY actions.id;
@@ -158,63 +160,128 @@ export class CreateActionQueue1764460800000 implements MigrationInterface {
         RETURN v_head;
       END $$;
 
-      -- Release trigger: makes the smallest holding action of the group its head
-      -- (or hands it to the finishing worker, see aq_finish_attempts). Runs after the
-      -- previous head released the group, under the group lock. Requires READ
-      -- COMMITTED: each statement here takes a fresh snapshot after the lock,
-      -- so it sees every enqueue that committed before it got the lock.
-      CREATE FUNCTION aq_actions_after_release() RETURNS trigger
+      -- Makes the smallest holding action of each given group its head (or
+      -- hands it to the finishing worker, see aq_finish_attempts), set-based:
+      -- a finishing batch of N heads costs a few statements, not N. Called by
+      -- the release triggers after heads released their groups. Requires READ
+      -- COMMITTED: each statement here takes a fresh snapshot after the group
+      -- locks, so it sees every enqueue that committed before it got them.
+      CREATE FUNCTION aq_promote_groups(p_groups bigint[]) RETURNS void
         LANGUAGE plpgsql VOLATILE AS $$
       DECLARE
-        v_next    bigint;
-        v_taken   bigint;
-        v_worker  text := current_setting('aq.handoff_worker', true);
-        p_lock_id bigint := OLD.lock_id;
+        v_worker text := coalesce(current_setting('aq.handoff_worker', true), '');
+        v_types  text[];
+        v_lease  int;
+        v_todo   bigint[] := p_groups;
+        v_locks  bigint[];
+        v_next   bigint[];
+        v_taken  bigint[];
+        v_plain  bigint[];
       BEGIN
         IF current_setting('transaction_isolation') <> 'read committed' THEN
-          RAISE EXCEPTION 'actions: releasing a group (lock_id %) must run in READ COMMITTED, not %',
-            p_lock_id, current_setting('transaction_isolation')
+          RAISE EXCEPTION 'actions: releasing groups (lock_id %) must run in READ COMMITTED, not %',
+            p_groups, current_setting('transaction_isolation')
             USING ERRCODE = '55000';
         END IF;
-        -- The group row exists (created with the group's first action).
-        PERFORM 1 FROM action_groups WHERE lock_id = p_lock_id FOR UPDATE;
-        LOOP
-          -- ORDER BY lock_id, id matches actions_group_holding_idx exactly; with
-          -- ORDER BY id alone the planner may walk the primary key through every
-          -- finished row of a deep group (quadratic over the group's life).
-          SELECT id INTO v_next FROM actions
-            WHERE lock_id = p_lock_id AND holds_group AND lock_id IS NOT NULL
-            ORDER BY lock_id, id LIMIT 1;
-          EXIT WHEN v_next IS NULL;
-          v_taken := NULL;
-          IF v_worker IS NOT NULL AND v_worker <> '' THEN
-            -- Hand-off (set by aq_finish_attempts): the finishing worker takes
-            -- the new head at once, leased exactly as the claim statement does.
-            UPDATE actions
-            SET is_head            = true,
-                status             = 'running',
-                attempts           = attempts + 1,
-                lease_owner        = v_worker,
-                lease_expires_at   = now() + current_setting('aq.handoff_lease_ms')::int * interval '1 millisecond',
-                attempt_started_at = clock_timestamp(),
-                started_at         = coalesce(started_at, clock_timestamp())
-            WHERE id = v_next AND status = 'pending' AND run_at <= now()
-              AND type = ANY (string_to_array(current_setting('aq.handoff_types'), ','))
-            RETURNING id INTO v_taken;
+        -- In lock_id order, like every other writer (a no-op for locks held).
+        PERFORM 1 FROM action_groups WHERE lock_id = ANY(p_groups) ORDER BY lock_id FOR UPDATE;
+        IF v_worker <> '' THEN
+          v_types := string_to_array(current_setting('aq.handoff_types'), ',');
+          v_lease := current_setting('aq.handoff_lease_ms')::int;
+        END IF;
+        WHILE cardinality(v_todo) > 0 LOOP
+          -- The next holding action of each group. ORDER BY lock_id, id matches
+          -- actions_group_holding_idx exactly; with ORDER BY id alone the planner
+          -- may walk the primary key through every finished row of a deep group.
+          SELECT array_agg(g.lock_id), array_agg(x.id) INTO v_locks, v_next
+          FROM unnest(v_todo) AS g(lock_id)
+          CROSS JOIN LATERAL (
+            SELECT a.id FROM actions AS a
+            WHERE a.lock_id = g.lock_id AND a.holds_group AND a.lock_id IS NOT NULL
+            ORDER BY a.lock_id, a.id LIMIT 1
+          ) AS x;
+          v_locks := coalesce(v_locks, '{}');
+          v_next := coalesce(v_next, '{}');
+          -- Groups left empty. Every change of a group's head writes its row,
+          -- so a REPEATABLE READ producer holding a stale view fails instead.
+          IF cardinality(v_locks) < cardinality(v_todo) THEN
+            UPDATE action_groups SET head_id = NULL
+            WHERE lock_id = ANY(v_todo) AND lock_id <> ALL(v_locks);
           END IF;
-          IF v_taken IS NULL THEN
-            -- "AND holds_group" is re-checked on the newest row version: a
-            -- concurrent cancel of v_next (which does not take the group lock,
-            -- since v_next was not the head) makes this update miss, and the
-            -- loop picks the next one instead of crowning a cancelled row.
-            UPDATE actions SET is_head = true WHERE id = v_next AND holds_group RETURNING id INTO v_taken;
-            IF v_taken IS NOT NULL THEN
-              PERFORM pg_notify('actions_ready', '');
-            END IF;
+          EXIT WHEN cardinality(v_next) = 0;
+          v_taken := '{}';
+          IF v_worker <> '' THEN
+            -- Hand-off: the finishing worker takes the new heads it can run at
+            -- once, leased exactly as the claim statement does.
+            WITH t AS (
+              UPDATE actions
+              SET is_head            = true,
+                  status             = 'running',
+                  attempts           = attempts + 1,
+                  lease_owner        = v_worker,
+                  lease_expires_at   = now() + v_lease * interval '1 millisecond',
+                  attempt_started_at = clock_timestamp(),
+                  started_at         = coalesce(started_at, clock_timestamp())
+              WHERE id = ANY(v_next) AND status = 'pending' AND run_at <= now() AND type = ANY(v_types)
+              RETURNING id
+            )
+            SELECT coalesce(array_agg(t.id), '{}') INTO v_taken FROM t;
           END IF;
-          EXIT WHEN v_taken IS NOT NULL;
+          -- "AND holds_group" is re-checked on the newest row version: a
+          -- concurrent cancel of a candidate (which does not take the group
+          -- lock, since it was not the head) makes the update miss it, and the
+          -- loop picks that group's next action instead of crowning a cancelled row.
+          v_plain := '{}';
+          IF cardinality(v_taken) < cardinality(v_next) THEN
+            WITH t AS (
+              UPDATE actions SET is_head = true
+              WHERE id = ANY(v_next) AND id <> ALL(v_taken) AND holds_group
+              RETURNING id
+            )
+            SELECT coalesce(array_agg(t.id), '{}') INTO v_plain FROM t;
+          END IF;
+          IF cardinality(v_plain) > 0 THEN
+            PERFORM pg_notify('actions_ready', '');
+          END IF;
+          UPDATE action_groups AS g SET head_id = n.id
+          FROM unnest(v_locks, v_next) AS n(lock_id, id)
+          WHERE g.lock_id = n.lock_id AND (n.id = ANY(v_taken) OR n.id = ANY(v_plain));
+          EXIT WHEN cardinality(v_taken) + cardinality(v_plain) = cardinality(v_next);
+          v_todo := ARRAY(
+            SELECT n.lock_id FROM unnest(v_locks, v_next) AS n(lock_id, id)
+            WHERE n.id <> ALL(v_taken) AND n.id <> ALL(v_plain)
+          );
         END LOOP;
-        UPDATE action_groups SET head_id = v_next WHERE lock_id = p_lock_id;
+      END $$;
+
+      -- Release triggers (statement level, with transition tables): the
+      -- groups whose head reached a state that releases the group (done,
+      -- cancelled, failed under 'skip') or was deleted get their next head.
+      CREATE FUNCTION aq_actions_after_update_release() RETURNS trigger
+        LANGUAGE plpgsql AS $$
+      DECLARE
+        v_groups bigint[];
+      BEGIN
+        SELECT array_agg(DISTINCT o.lock_id) INTO v_groups
+        FROM old_rows AS o JOIN new_rows AS n ON n.id = o.id
+        WHERE o.is_head AND o.holds_group AND NOT n.holds_group AND o.lock_id IS NOT NULL;
+        IF v_groups IS NOT NULL THEN
+          PERFORM aq_promote_groups(v_groups);
+        END IF;
+        RETURN NULL;
+      END $$;
+
+      CREATE FUNCTION aq_actions_after_delete_release() RETURNS trigger
+        LANGUAGE plpgsql AS $$
+      DECLARE
+        v_groups bigint[];
+      BEGIN
+        SELECT array_agg(DISTINCT o.lock_id) INTO v_groups
+        FROM old_rows AS o
+        WHERE o.is_head AND o.holds_group AND o.lock_id IS NOT NULL;
+        IF v_groups IS NOT NULL THEN
+          PERFORM aq_promote_groups(v_groups);
+        END IF;
         RETURN NULL;
       END $$;
 
@@ -299,11 +366,11 @@ export class CreateActionQueue1764460800000 implements MigrationInterface {
         )
         EXECUTE FUNCTION aq_actions_before_update();
       CREATE TRIGGER actions_after_release AFTER UPDATE ON actions
-        FOR EACH ROW WHEN (OLD.is_head AND OLD.holds_group AND NOT NEW.holds_group AND OLD.lock_id IS NOT NULL)
-        EXECUTE FUNCTION aq_actions_after_release();
+        REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+        FOR EACH STATEMENT EXECUTE FUNCTION aq_actions_after_update_release();
       CREATE TRIGGER actions_after_delete AFTER DELETE ON actions
-        FOR EACH ROW WHEN (OLD.is_head AND OLD.holds_group AND OLD.lock_id IS NOT NULL)
-        EXECUTE FUNCTION aq_actions_after_release();
+        REFERENCING OLD TABLE AS old_rows
+        FOR EACH STATEMENT EXECUTE FUNCTION aq_actions_after_delete_release();
       CREATE TRIGGER actions_after_insert_notify AFTER INSERT ON actions
         FOR EACH STATEMENT EXECUTE FUNCTION aq_actions_notify();
     `);
@@ -315,7 +382,9 @@ export class CreateActionQueue1764460800000 implements MigrationInterface {
       DROP TABLE IF EXISTS action_groups;
       DROP TABLE IF EXISTS actions;
       DROP FUNCTION IF EXISTS aq_actions_notify();
-      DROP FUNCTION IF EXISTS aq_actions_after_release();
+      DROP FUNCTION IF EXISTS aq_actions_after_update_release();
+      DROP FUNCTION IF EXISTS aq_actions_after_delete_release();
+      DROP FUNCTION IF EXISTS aq_promote_groups(bigint[]);
       DROP FUNCTION IF EXISTS aq_actions_before_update();
       DROP FUNCTION IF EXISTS aq_actions_after_insert_head();
       DROP FUNCTION IF EXISTS aq_actions_before_insert();

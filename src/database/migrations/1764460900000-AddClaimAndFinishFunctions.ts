@@ -11,7 +11,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  *   So a busy worker needs one statement (and one commit) per batch.
  *
  * How: the function sets transaction-local settings (`aq.handoff_*`) that the
- * release trigger (aq_actions_after_release) reads, so the promotion and the new lease
+ * release trigger (aq_promote_groups) reads, so the promotion and the new lease
  * are one row update; a last statement returns the handed-off rows. One round
  * trip and one commit, so a strictly serial group needs about one commit per
  * action instead of two (finish, then claim), and no other worker is woken for
@@ -103,7 +103,7 @@ export class AddClaimAndFinishFunctions1764460900000 implements MigrationInterfa
             SELECT a.lock_id
             FROM actions AS a
             JOIN unnest(p_ids, p_next_status) AS t(id, next_status) ON a.id = t.id
-            WHERE a.lock_id IS NOT NULL AND a.status = 'running' AND a.lease_owner = p_worker
+            WHERE a.lock_id IS NOT NULL AND a.lease_owner = p_worker
               AND (t.next_status = 'done' OR (t.next_status = 'failed' AND a.on_failure = 'skip')))
           ORDER BY g.lock_id
           FOR UPDATE SKIP LOCKED
@@ -111,10 +111,10 @@ export class AddClaimAndFinishFunctions1764460900000 implements MigrationInterfa
         SELECT coalesce(array_agg(a.id), '{}') INTO v_deferred
         FROM actions AS a
         JOIN unnest(p_ids, p_next_status) AS t(id, next_status) ON a.id = t.id
-        WHERE a.lock_id IS NOT NULL AND a.status = 'running' AND a.lease_owner = p_worker
+        WHERE a.lock_id IS NOT NULL AND a.lease_owner = p_worker
           AND (t.next_status = 'done' OR (t.next_status = 'failed' AND a.on_failure = 'skip'))
           AND a.lock_id <> ALL(v_locked);
-        -- Ask the release trigger (aq_actions_after_release) to hand each new head to
+        -- Ask the release trigger (aq_promote_groups) to hand each new head to
         -- this worker in the same UPDATE that promotes it. Transaction-local,
         -- and cleared again below.
         IF cardinality(p_handoff_types) > 0 AND p_lease_ms > 0 THEN
@@ -142,7 +142,10 @@ export class AddClaimAndFinishFunctions1764460900000 implements MigrationInterfa
               lease_expires_at = NULL
           FROM input AS i
           WHERE a.id = i.id
-            AND a.status = 'running'
+            -- The fence. "lease_owner = me" implies status = 'running' (CHECK
+            -- actions_lease_iff_running); status is not tested here so that the
+            -- planner drives the join from the batch by primary key instead of
+            -- from actions_running_idx with the batch re-scanned per row.
             AND a.lease_owner = p_worker
             AND a.attempts = i.attempt
           RETURNING a.id, a.lock_id, a.holds_group, i.attempt, i.outcome, i.error, a.attempt_started_at
