@@ -21,7 +21,8 @@ import { startBenchService } from './service-process';
 const quick = process.argv.includes('--quick');
 const SCALE = quick ? 1 : 1; // the targets name their sizes; quick only shortens pgbench and repeats
 const PGBENCH_SECONDS = quick ? 5 : 15;
-const SERVICE_ENV = { WORKER_CONCURRENCY: '64', DB_POOL_SIZE: '8', WORKER_POLL_INTERVAL_MS: '1000' };
+// One service instance; 128 slots let one finishing statement end (and refill) big batches.
+const SERVICE_ENV = { WORKER_CONCURRENCY: '128', DB_POOL_SIZE: '8', WORKER_POLL_INTERVAL_MS: '1000' };
 
 interface ScenarioResult {
   name: string;

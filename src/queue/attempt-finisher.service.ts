@@ -11,16 +11,23 @@ import { FINISH_ATTEMPTS_SQL, FinishAttemptsRow } from './sql/finish-attempts.sq
  * slots it can fill, and a callback that starts them. `types()` returning []
  * turns hand-off and claiming off.
  */
+/** Slots reserved for one statement, and the worker's wake-up count when they were. */
+export interface SlotGrant {
+  slots: number;
+  wakeSeq: number;
+}
+
 export interface HandoffTarget {
   types(): string[];
   leaseMs: number;
   /**
-   * Reserves the slots that will be free once `finishing` attempts have ended
-   * and returns how many; the finisher hands them back with `release(n)` after
-   * the statement, having started at most that many actions through `accept`.
+   * Reserves the slots that will be free once `finishing` attempts have ended;
+   * the finisher hands the grant back with `release(grant, claimed)` after the
+   * statement (`claimed`: how many actions it took, null if it failed), then
+   * starts at most `grant.slots` actions through `accept`.
    */
-  reserve(finishing: number): number;
-  release(reserved: number): void;
+  reserve(finishing: number): SlotGrant;
+  release(grant: SlotGrant, claimed: number | null): void;
   accept(rows: ClaimedActionRow[]): void;
 }
 
@@ -172,15 +179,16 @@ export class AttemptFinisher {
     }
     const handoff = this.handoff;
     const types = handoff?.types() ?? [];
-    const reserved = handoff && types.length > 0 ? handoff.reserve(items.length) : 0;
+    const grant = handoff && types.length > 0 ? handoff.reserve(items.length) : null;
     let rows: FinishAttemptsRow[];
     try {
       ({ rows } = await this.pool.query<FinishAttemptsRow>({
         ...FINISH_ATTEMPTS_SQL,
-        values: [workerId, ids, attempts, statuses, results, errors, delays, outcomes, types, handoff?.leaseMs ?? 0, reserved],
+        values: [workerId, ids, attempts, statuses, results, errors, delays, outcomes, types, handoff?.leaseMs ?? 0, grant?.slots ?? 0],
       }));
-    } finally {
-      if (handoff && reserved > 0) handoff.release(reserved);
+    } catch (error) {
+      if (grant) handoff!.release(grant, null);
+      throw error;
     }
     const recorded = new Set<string>();
     const deferred = new Set<string>();
@@ -190,6 +198,7 @@ export class AttemptFinisher {
       else if (r.kind === 'deferred') deferred.add(`${r.id}:${r.attempt}`);
       else claimed.push(toClaimedRow(r));
     }
+    if (grant) handoff!.release(grant, claimed.length);
     if (claimed.length > 0) {
       if (handoff) handoff.accept(claimed);
       else this.logger.error(`Handed-off actions with no receiver: ${claimed.map((c) => c.id).join(', ')}; the reaper will return them`);

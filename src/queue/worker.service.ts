@@ -71,6 +71,10 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
   private claiming = false;
   /** Slots promised to claim statements in flight (claim rounds and finishing batches). */
   private reserved = 0;
+  /** Counts wake-ups; a claim that comes back short marks the queue idle only if none came meanwhile. */
+  private wakeSeq = 0;
+  /** The last claim found fewer claimable actions than slots, and nothing woke us since. */
+  private idle = false;
   private claimAgain = false;
   private stopping = false;
   private started = false;
@@ -118,8 +122,11 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     this.finisher.setHandoff({
       types: () => (this.stopping ? [] : this.types),
       leaseMs: LEASE_MS,
-      reserve: (finishing) => this.reserveSlots(finishing),
-      release: (n) => (this.reserved -= n),
+      reserve: (finishing) => ({ slots: this.reserveSlots(finishing), wakeSeq: this.wakeSeq }),
+      release: (grant, claimed) => {
+        this.reserved -= grant.slots;
+        if (claimed !== null) this.noteClaimed(grant.slots, claimed, grant.wakeSeq);
+      },
       accept: (rows) => rows.forEach((row) => this.start(row)),
     });
     this.logger.log(`Worker ${this.workerId} started: concurrency ${this.settings.WORKER_CONCURRENCY}, lease ${LEASE_MS} ms, types ${this.types.join(', ')}`);
@@ -149,8 +156,21 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
   }
 
   /** Asks for a claim round; cheap to call often. */
-  pump(): void {
+  /**
+   * Asks for a claim round; cheap to call often.
+   * @param reason `wake`: something may have become claimable (a notification,
+   *   the poll, a retry coming due); `slot`: an attempt ended and freed a slot,
+   *   which is only worth a claim if the last claim did not find the queue empty.
+   */
+  pump(reason: 'wake' | 'slot' = 'wake'): void {
     if (!this.started || this.stopping) return;
+    if (reason === 'wake') {
+      this.wakeSeq++;
+      this.idle = false;
+    } else if (this.idle) {
+      this.lastClaimAt = Date.now();
+      return;
+    }
     if (this.claiming) {
       this.claimAgain = true;
       return;
@@ -171,6 +191,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       if (this.stopping || this.types.length === 0) return;
       const free = this.reserveSlots(0);
       if (free <= 0) return;
+      const seq = this.wakeSeq;
       let rows: ClaimedActionRow[];
       try {
         rows = await this.claimer.claim(this.workerId, this.types, free, this.settings.LEASE_MS);
@@ -186,6 +207,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
         return;
       }
       this.reserved -= free;
+      this.noteClaimed(free, rows.length, seq);
       for (const row of rows) this.start(row);
       if (rows.length === free) this.claimAgain = true;
     } while (this.claimAgain && !this.stopping);
@@ -200,6 +222,12 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     const free = Math.max(0, this.settings.WORKER_CONCURRENCY - this.running.size - this.reserved + finishing);
     this.reserved += free;
     return free;
+  }
+
+  /** After a claim for `asked` slots returned `got` actions: idle when short and nothing woke us meanwhile. */
+  private noteClaimed(asked: number, got: number, seqAtStart: number): void {
+    if (got >= asked) this.idle = false;
+    else if (this.wakeSeq === seqAtStart) this.idle = true;
   }
 
   private start(row: ClaimedActionRow): void {
@@ -217,7 +245,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     this.metrics.claimed(row.type);
     attempt.done = this.execute(attempt, registered).finally(() => {
       this.running.delete(row.id);
-      this.pump();
+      this.pump('slot');
     });
   }
 

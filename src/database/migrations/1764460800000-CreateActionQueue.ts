@@ -166,7 +166,12 @@ export class CreateActionQueue1764460800000 implements MigrationInterface {
       -- the release triggers after heads released their groups. Requires READ
       -- COMMITTED: each statement here takes a fresh snapshot after the group
       -- locks, so it sees every enqueue that committed before it got them.
-      CREATE FUNCTION aq_promote_groups(p_groups bigint[]) RETURNS void
+      --
+      -- p_after[i] is the id of the head that released group p_groups[i]: the
+      -- next head has a larger id (the head is the group's smallest holding id),
+      -- so the index scan starts right after it instead of walking the dead
+      -- index entries that a long-lived deep group leaves behind.
+      CREATE FUNCTION aq_promote_groups(p_groups bigint[], p_after bigint[]) RETURNS void
         LANGUAGE plpgsql VOLATILE AS $$
       DECLARE
         v_worker text := coalesce(current_setting('aq.handoff_worker', true), '');
@@ -194,12 +199,13 @@ export class CreateActionQueue1764460800000 implements MigrationInterface {
           -- actions_group_holding_idx exactly; with ORDER BY id alone the planner
           -- may walk the primary key through every finished row of a deep group.
           SELECT array_agg(g.lock_id), array_agg(x.id) INTO v_locks, v_next
-          FROM unnest(v_todo) AS g(lock_id)
+          FROM unnest(p_groups, p_after) AS g(lock_id, after_id)
           CROSS JOIN LATERAL (
             SELECT a.id FROM actions AS a
-            WHERE a.lock_id = g.lock_id AND a.holds_group AND a.lock_id IS NOT NULL
+            WHERE a.lock_id = g.lock_id AND a.holds_group AND a.lock_id IS NOT NULL AND a.id > g.after_id
             ORDER BY a.lock_id, a.id LIMIT 1
-          ) AS x;
+          ) AS x
+          WHERE g.lock_id = ANY(v_todo);
           v_locks := coalesce(v_locks, '{}');
           v_next := coalesce(v_next, '{}');
           -- Groups left empty. Every change of a group's head writes its row,
@@ -261,12 +267,14 @@ export class CreateActionQueue1764460800000 implements MigrationInterface {
         LANGUAGE plpgsql AS $$
       DECLARE
         v_groups bigint[];
+        v_after  bigint[];
       BEGIN
-        SELECT array_agg(DISTINCT o.lock_id) INTO v_groups
+        -- One head per group, so each released group appears once.
+        SELECT array_agg(o.lock_id ORDER BY o.lock_id), array_agg(o.id ORDER BY o.lock_id) INTO v_groups, v_after
         FROM old_rows AS o JOIN new_rows AS n ON n.id = o.id
         WHERE o.is_head AND o.holds_group AND NOT n.holds_group AND o.lock_id IS NOT NULL;
         IF v_groups IS NOT NULL THEN
-          PERFORM aq_promote_groups(v_groups);
+          PERFORM aq_promote_groups(v_groups, v_after);
         END IF;
         RETURN NULL;
       END $$;
@@ -275,12 +283,13 @@ export class CreateActionQueue1764460800000 implements MigrationInterface {
         LANGUAGE plpgsql AS $$
       DECLARE
         v_groups bigint[];
+        v_after  bigint[];
       BEGIN
-        SELECT array_agg(DISTINCT o.lock_id) INTO v_groups
+        SELECT array_agg(o.lock_id ORDER BY o.lock_id), array_agg(o.id ORDER BY o.lock_id) INTO v_groups, v_after
         FROM old_rows AS o
         WHERE o.is_head AND o.holds_group AND o.lock_id IS NOT NULL;
         IF v_groups IS NOT NULL THEN
-          PERFORM aq_promote_groups(v_groups);
+          PERFORM aq_promote_groups(v_groups, v_after);
         END IF;
         RETURN NULL;
       END $$;
@@ -384,7 +393,7 @@ export class CreateActionQueue1764460800000 implements MigrationInterface {
       DROP FUNCTION IF EXISTS aq_actions_notify();
       DROP FUNCTION IF EXISTS aq_actions_after_update_release();
       DROP FUNCTION IF EXISTS aq_actions_after_delete_release();
-      DROP FUNCTION IF EXISTS aq_promote_groups(bigint[]);
+      DROP FUNCTION IF EXISTS aq_promote_groups(bigint[], bigint[]);
       DROP FUNCTION IF EXISTS aq_actions_before_update();
       DROP FUNCTION IF EXISTS aq_actions_after_insert_head();
       DROP FUNCTION IF EXISTS aq_actions_before_insert();
