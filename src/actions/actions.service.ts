@@ -6,10 +6,11 @@ import { ActionHandlersRegistry } from '../handlers/action-handlers.registry';
 import { EnqueueMetrics } from '../metrics/enqueue-metrics';
 import { ActionResource, AttemptResource, GroupResource, StatsResource, toActionResource, toAttemptResource } from './action.resource';
 import { CreateActionDto } from './dto/create-action.dto';
+import { jsonBodyProblem } from '../http/json-body-guard.middleware';
 import { lockIdProblem } from './dto/lock-id.validator';
 import { ListActionsQuery } from './dto/list-actions.query';
 import { ActionRow } from './sql/action-columns.sql';
-import { INSERT_ACTIONS_SQL, LOCK_GROUPS_SQL, SELECT_BY_IDEMPOTENCY_KEYS_SQL } from './sql/enqueue-actions.sql';
+import { INSERT_ACTIONS_SQL, SELECT_BY_IDEMPOTENCY_KEYS_SQL } from './sql/enqueue-actions.sql';
 import {
   CANCEL_ACTION_SQL,
   LIST_ACTIONS_SQL,
@@ -38,6 +39,15 @@ export interface EnqueueResult {
 function updatedRows<T>(result: unknown): T[] {
   if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number') return result[0] as T[];
   return result as T[];
+}
+
+/** Orders lock ids numerically, no group (null) last. */
+function compareLockIds(a: string | null, b: string | null): number {
+  if (a === b) return 0;
+  if (a === null) return 1;
+  if (b === null) return -1;
+  const x = BigInt(a), y = BigInt(b);
+  return x < y ? -1 : x > y ? 1 : 0;
 }
 
 /** Whether `error` is a unique violation of the named constraint or index. */
@@ -120,17 +130,21 @@ export class ActionsService {
       if (seen.has(k)) throw new BadRequestException([`actions: idempotencyKey "${k}" appears twice in one batch`]);
       seen.add(k);
     });
+    // Rows go in lock_id order (stable, so each group keeps its input order):
+    // the insert trigger then locks the batch's groups in lock_id order, the
+    // order every other writer uses, so concurrent batches cannot deadlock.
+    const order = items.map((_, i) => i).sort((a, b) => compareLockIds(items[a].lockId, items[b].lockId) || a - b);
+    const sorted = order.map((i) => items[i]);
     const run = async (m: EntityManager) => {
-      await m.query(LOCK_GROUPS_SQL, [items.map((it) => it.lockId)]);
       const inserted: ActionRow[] = await m.query(INSERT_ACTIONS_SQL, [
-        items.map((it) => it.lockId),
-        items.map((it) => it.type),
-        items.map((it) => JSON.stringify(it.payload)),
-        items.map((it) => it.runAt),
-        items.map((it) => it.maxAttempts),
-        items.map((it) => it.onFailure),
-        items.map((it) => it.idempotencyKey),
-        items.map(() => null),
+        sorted.map((it) => it.lockId),
+        sorted.map((it) => it.type),
+        sorted.map((it) => it.payloadText),
+        sorted.map((it) => it.runAt),
+        sorted.map((it) => it.maxAttempts),
+        sorted.map((it) => it.onFailure),
+        sorted.map((it) => it.idempotencyKey),
+        sorted.map(() => null),
       ]);
       const insertedKeys = new Set(inserted.map((r) => r.idempotency_key).filter((k) => k !== null));
       const missingKeys = keys.filter((k) => !insertedKeys.has(k));
@@ -139,22 +153,26 @@ export class ActionsService {
         const rows: ActionRow[] = await m.query(SELECT_BY_IDEMPOTENCY_KEYS_SQL, [missingKeys]);
         rows.forEach((r) => existing.set(r.idempotency_key as string, r));
       }
-      // Ids grow in input order within one statement, so sorting restores it.
+      // Ids grow in insertion (sorted) order within one statement.
       inserted.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
+      const results: EnqueueResult[] = new Array(items.length);
       let next = 0;
-      return items.map((it, i): EnqueueResult => {
-        const prior = it.idempotencyKey !== null && !insertedKeys.has(it.idempotencyKey) ? existing.get(it.idempotencyKey) : undefined;
+      for (const i of order) {
+        const it = items[i];
         if (it.idempotencyKey !== null && !insertedKeys.has(it.idempotencyKey)) {
+          const prior = existing.get(it.idempotencyKey);
           if (!prior) throw new ConflictException(`${prefix(i)}idempotencyKey "${it.idempotencyKey}" is being used concurrently; retry`);
           if (prior.type !== it.type || prior.lock_id !== it.lockId) {
             throw new ConflictException(
               `${prefix(i)}idempotencyKey "${it.idempotencyKey}" was already used for action ${prior.id} with another type or lockId`,
             );
           }
-          return { action: toActionResource(prior), created: false };
+          results[i] = { action: toActionResource(prior), created: false };
+        } else {
+          results[i] = { action: toActionResource(inserted[next++]), created: true };
         }
-        return { action: toActionResource(inserted[next++]), created: true };
-      });
+      }
+      return results;
     };
     const results = await (manager ? run(manager) : retryOnConflict(() => this.dataSource.transaction('READ COMMITTED', run)));
     this.enqueueMetrics.enqueued(results.filter((r) => r.created).map((r) => r.action.type));
@@ -282,17 +300,24 @@ export class ActionsService {
       lockId = BigInt(input.lockId).toString();
     }
     const payload = input.payload ?? {};
-    const size = Buffer.byteLength(JSON.stringify(payload));
+    if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
+      throw new BadRequestException([`${field}payload must be a JSON object`]);
+    }
+    // The HTTP edge checked this already; in-process callers get the same rules.
+    const problem = jsonBodyProblem(payload);
+    if (problem) throw new BadRequestException([`${field}payload: ${problem.replace(/^body /, '')}`]);
+    const payloadText = JSON.stringify(payload);
+    const size = Buffer.byteLength(payloadText);
     if (size > this.settings.MAX_PAYLOAD_BYTES) {
       throw new BadRequestException([`${field}payload is ${size} bytes; the limit is ${this.settings.MAX_PAYLOAD_BYTES} (MAX_PAYLOAD_BYTES)`]);
     }
-    if (JSON.stringify(payload).includes('\\u0000')) {
+    if (payloadText.includes('\\u0000')) {
       throw new BadRequestException([`${field}payload must not contain the NUL character (\\u0000)`]);
     }
     return {
       lockId,
       type: input.type,
-      payload,
+      payloadText,
       runAt: input.runAt ? this.checkedRunAt(input.runAt, field) : null,
       maxAttempts: input.maxAttempts ?? this.settings.DEFAULT_MAX_ATTEMPTS,
       onFailure: input.onFailure ?? 'block',

@@ -1,17 +1,9 @@
 import { ACTION_COLUMNS } from './action-columns.sql';
 
 /**
- * Locks the groups a batch touches, in lock id order, before inserting. The
- * insert trigger locks each group again (a no-op then); taking them sorted up
- * front means two batches over the same groups cannot deadlock.
- * Parameter: `$1::bigint[]` lock ids (nulls and repeats allowed).
- */
-export const LOCK_GROUPS_SQL = `
-SELECT aq_lock_group(lock_id)
-FROM (SELECT DISTINCT lock_id FROM unnest($1::bigint[]) AS t(lock_id) WHERE lock_id IS NOT NULL ORDER BY lock_id) AS g`;
-
-/**
- * Inserts a batch in input order (ids, and so group order, follow `ord`).
+ * Inserts a batch in the order of the arrays (ids, and so group order, follow
+ * `ord`). The caller passes the rows sorted by lock id, each group in input
+ * order, so the insert trigger takes the group locks in lock id order.
  * The triggers assign ids and heads; a repeated idempotency key inserts nothing
  * (the caller then reads the existing action).
  * Parameters (arrays, one element per action): `$1::bigint[]` lock ids,
