@@ -252,7 +252,12 @@ export async function scaleScenario(): Promise<{ small: number; large: number; p
         .join('\n');
       await c.query('ROLLBACK');
       const promotePlan = (
-        await c.query(`EXPLAIN (COSTS OFF) SELECT id FROM actions WHERE lock_id = 0 AND holds_group ORDER BY id LIMIT 1`)
+        // The lookup aq_promote_groups runs for each released group (here: the deep one).
+        await c.query(`EXPLAIN (ANALYZE, COSTS OFF)
+          SELECT a.id FROM actions AS a
+          WHERE a.lock_id = 0 AND a.holds_group AND a.lock_id IS NOT NULL
+            AND a.id > (SELECT min(id) FROM actions WHERE lock_id = 0 AND holds_group)
+          ORDER BY a.lock_id, a.id LIMIT 1`)
       ).rows
         .map((r) => r['QUERY PLAN'])
         .join('\n');
