@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+import { checkTrace } from '../src/testing/trace-checker';
 
 /** One execution attempt of an action, as recorded in `action_attempts`; times in ms since the epoch (database clock). */
 export interface TracedAttempt {
@@ -86,34 +87,19 @@ export async function readTrace(client: Client, ids: string[]): Promise<TracedAc
 }
 
 /**
- * Checks the recorded trace of a run: group order (G3), no overlap within a
- * group, nothing lost (G1), nothing executed twice; and measures wall time and
- * the parallelism reached.
+ * The run's figures and verdict: order violations, overlaps and lost actions
+ * come from the shared checker (`checkTrace`, src/testing/trace-checker.ts,
+ * the one the tests and the benchmark use), restricted to the run's groups;
+ * wall time, parallelism and repeated executions from the run's trace.
  *
+ * @param client a connected client on the service's database.
  * @param actions the run's actions from {@link readTrace}.
- * @param expected how many actions the run enqueued (missing ones count as lost).
+ * @param ids every id the run enqueued (missing ones count as lost).
  */
-export function verifyTrace(actions: TracedAction[], expected: number): TraceVerdict {
+export async function verifyTrace(client: Client, actions: TracedAction[], ids: string[]): Promise<TraceVerdict> {
   const groups = groupByLockId(actions);
-  let orderViolations = 0;
-  let overlaps = 0;
-  for (const members of groups.values()) {
-    // Order: each action's first start is not before every earlier action's last finish.
-    let prevFinish = -Infinity;
-    for (const a of members) {
-      if (a.attempts.length === 0) continue;
-      if (a.attempts[0].startMs < prevFinish) orderViolations++;
-      prevFinish = Math.max(prevFinish, ...a.attempts.map((t) => t.finishMs));
-    }
-    // Overlap: attempts of the group sorted by start never start before an earlier one ended.
-    const attempts = members.flatMap((a) => a.attempts).sort((x, y) => x.startMs - y.startMs);
-    let maxFinish = -Infinity;
-    for (const t of attempts) {
-      if (t.startMs < maxFinish) overlaps++;
-      maxFinish = Math.max(maxFinish, t.finishMs);
-    }
-  }
-  const lost = expected - actions.length + actions.filter((a) => a.status !== 'done' || a.attempts.length === 0).length;
+  const report = await checkTrace(client, { expectDone: ids, lockIds: [...groups.keys()] });
+  const runIds = new Set(ids);
   const repeated = actions.filter((a) => a.attempts.length > 1).length;
   const all = actions.flatMap((a) => a.attempts);
   const firstCreated = Math.min(...actions.map((a) => a.createdMs));
@@ -123,13 +109,13 @@ export function verifyTrace(actions: TracedAction[], expected: number): TraceVer
     groups: groups.size + actions.filter((a) => a.lockId === null).length,
     wallMs: all.length ? lastFinish - firstCreated : 0,
     maxParallelism: maxConcurrent(all),
-    orderViolations,
-    overlaps,
-    lost,
+    orderViolations: report.orderViolations.length,
+    overlaps: report.overlaps.length,
+    lost: report.lost.filter((l) => runIds.has(l.actionId)).length, // missing ids included
     repeated,
     clean: false,
   };
-  verdict.clean = orderViolations === 0 && overlaps === 0 && lost === 0 && repeated === 0;
+  verdict.clean = verdict.orderViolations === 0 && verdict.overlaps === 0 && verdict.lost === 0 && repeated === 0;
   return verdict;
 }
 

@@ -67,7 +67,7 @@ async function main(): Promise<number> {
     await waitUntilFinished(client, ids);
 
     const trace = await readTrace(client, ids);
-    const verdict = verifyTrace(trace, expected);
+    const verdict = await verifyTrace(client, trace, ids);
     const byGroup = groupByLockId(trace);
     const pick = (lockIds: string[]) => lockIds.filter((l) => byGroup.has(l)).map((l) => [l, byGroup.get(l)!] as [string, typeof trace]);
 

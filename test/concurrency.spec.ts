@@ -202,6 +202,20 @@ describe('three service processes on one queue', () => {
       WHERE x.id IN (SELECT id FROM action_attempts ORDER BY id LIMIT 500)`);
     expect(rows[0].n).toBeGreaterThan(0);
 
+    // No instance ever ran more than WORKER_CONCURRENCY (8) attempts at once,
+    // counting hand-offs and the claims made by finishing statements.
+    const { rows: peak } = await pg.query<{ worker_id: string; peak: number }>(`
+      WITH events AS (
+        SELECT worker_id, started_at AS at, 1 AS delta FROM action_attempts
+        UNION ALL
+        SELECT worker_id, finished_at, -1 FROM action_attempts
+      ), running AS (
+        SELECT worker_id, sum(delta) OVER (PARTITION BY worker_id ORDER BY at, delta ROWS UNBOUNDED PRECEDING) AS n FROM events
+      )
+      SELECT worker_id, max(n)::int AS peak FROM running GROUP BY worker_id`);
+    expect(peak.length).toBeGreaterThan(1);
+    for (const p of peak) expect(p.peak).toBeLessThanOrEqual(8);
+
     // Everyone stops cleanly.
     const codes = await Promise.all(services.map((s) => s.stop()));
     expect(codes).toEqual(services.map(() => 0));

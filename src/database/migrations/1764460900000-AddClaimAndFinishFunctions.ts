@@ -187,11 +187,13 @@ export class AddClaimAndFinishFunctions1764460900000 implements MigrationInterfa
         END IF;
 
         -- Fill the slots still free with an ordinary claim, in this same commit.
-        IF p_claim_limit - v_handed > 0 AND cardinality(p_handoff_types) > 0 THEN
+        -- p_claim_limit counted every attempt of the batch as ending; a deferred
+        -- one still holds its slot.
+        IF p_claim_limit - v_handed - cardinality(v_deferred) > 0 AND cardinality(p_handoff_types) > 0 THEN
           RETURN QUERY
           SELECT 'claimed'::text, c.id, c.attempts, c.lock_id, c.type, c.payload,
                  c.max_attempts, c.on_failure, c.created_at, c.idempotency_key
-          FROM aq_claim_actions(p_worker, p_handoff_types, p_claim_limit - v_handed, p_lease_ms) AS c;
+          FROM aq_claim_actions(p_worker, p_handoff_types, p_claim_limit - v_handed - cardinality(v_deferred), p_lease_ms) AS c;
         END IF;
       END $$;
     `);
