@@ -19,7 +19,6 @@ import { startBenchService } from './service-process';
  */
 
 const quick = process.argv.includes('--quick');
-const SCALE = quick ? 1 : 1; // the targets name their sizes; quick only shortens pgbench and repeats
 const PGBENCH_SECONDS = quick ? 5 : 15;
 // One service instance; 128 slots let one finishing statement end (and refill) big batches.
 const SERVICE_ENV = { WORKER_CONCURRENCY: '128', DB_POOL_SIZE: '8', WORKER_POLL_INTERVAL_MS: '1000' };
@@ -66,19 +65,23 @@ function pgbenchTps(url: string, clients: number): { tps: number; tool: string }
 }
 
 async function loopTps(url: string, clients: number): Promise<{ tps: number; tool: string }> {
-  const conns = await Promise.all(Array.from({ length: clients }, async () => {
-    const c = new Client({ connectionString: url });
-    await c.connect();
-    return c;
-  }));
+  const conns = await Promise.all(
+    Array.from({ length: clients }, async () => {
+      const c = new Client({ connectionString: url });
+      await c.connect();
+      return c;
+    }),
+  );
   let count = 0;
   const end = Date.now() + PGBENCH_SECONDS * 1000;
-  await Promise.all(conns.map(async (c) => {
-    while (Date.now() < end) {
-      await c.query('UPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = $1', [1 + Math.floor(Math.random() * 100_000)]);
-      count++;
-    }
-  }));
+  await Promise.all(
+    conns.map(async (c) => {
+      while (Date.now() < end) {
+        await c.query('UPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = $1', [1 + Math.floor(Math.random() * 100_000)]);
+        count++;
+      }
+    }),
+  );
   await Promise.all(conns.map((c) => c.end()));
   return { tps: count / PGBENCH_SECONDS, tool: 'node loop of single-row UPDATE transactions (pgbench missing)' };
 }
@@ -172,7 +175,9 @@ export async function latencyScenario(samples: number): Promise<ScenarioResult> 
     const latencies = await withClient(url, async (c) => {
       const out: number[] = [];
       for (let i = 0; i < samples + 10; i++) {
-        const { rows } = await c.query(`INSERT INTO actions (lock_id, type, payload) VALUES ($1, 'instance.update', '{"durationMs": 0}') RETURNING id`, [i % 7]);
+        const { rows } = await c.query(`INSERT INTO actions (lock_id, type, payload) VALUES ($1, 'instance.update', '{"durationMs": 0}') RETURNING id`, [
+          i % 7,
+        ]);
         const committedAt = performance.timeOrigin + performance.now();
         let startedAt: number | null = null;
         while (startedAt === null) {
@@ -217,7 +222,14 @@ async function claimStatementMs(c: Client, n: number): Promise<number> {
 }
 
 /** Claim time at 10 000 vs 1 000 000 pending (half in one group); also SQL enqueue rate. */
-export async function scaleScenario(): Promise<{ small: number; large: number; plan: string; promotePlan: string; insertRowsPerSec: number; headsOk: boolean }> {
+export async function scaleScenario(): Promise<{
+  small: number;
+  large: number;
+  plan: string;
+  promotePlan: string;
+  insertRowsPerSec: number;
+  headsOk: boolean;
+}> {
   const db = dbName('scale');
   const url = await createMigratedDatabase(db);
   try {
@@ -251,16 +263,16 @@ export async function scaleScenario(): Promise<{ small: number; large: number; p
         .map((r) => r['QUERY PLAN'])
         .join('\n');
       await c.query('ROLLBACK');
-      const promotePlan = (
-        // The lookup aq_promote_groups runs for each released group (here: the deep one).
-        await c.query(`EXPLAIN (ANALYZE, COSTS OFF)
+      const promotePlan = // The lookup aq_promote_groups runs for each released group (here: the deep one).
+        (
+          await c.query(`EXPLAIN (ANALYZE, COSTS OFF)
           SELECT a.id FROM actions AS a
           WHERE a.lock_id = 0 AND a.holds_group AND a.lock_id IS NOT NULL
             AND a.id > (SELECT min(id) FROM actions WHERE lock_id = 0 AND holds_group)
           ORDER BY a.lock_id, a.id LIMIT 1`)
-      ).rows
-        .map((r) => r['QUERY PLAN'])
-        .join('\n');
+        ).rows
+          .map((r) => r['QUERY PLAN'])
+          .join('\n');
       return { small, large, plan, promotePlan, insertRowsPerSec, headsOk: heads.rows[0].bad === 0 };
     });
   } finally {
@@ -276,7 +288,9 @@ export async function restEnqueueScenario(): Promise<ScenarioResult> {
   try {
     const batches = 20;
     const body = (b: number) =>
-      JSON.stringify({ actions: Array.from({ length: 1000 }, (_, i) => ({ lockId: String((b * 1000 + i) % 1000), type: 'instance.update', payload: { durationMs: 0, n: i } })) });
+      JSON.stringify({
+        actions: Array.from({ length: 1000 }, (_, i) => ({ lockId: String((b * 1000 + i) % 1000), type: 'instance.update', payload: { durationMs: 0, n: i } })),
+      });
     const bodies = Array.from({ length: batches }, (_, b) => body(b));
     await fetch(`${svc.url}/actions/batch`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: body(999) }); // warm-up
     const started = performance.now();
@@ -290,7 +304,13 @@ export async function restEnqueueScenario(): Promise<ScenarioResult> {
       }),
     );
     const seconds = (performance.now() - started) / 1000;
-    return { name: 'enqueue: POST /actions/batch (1 000 per request)', actions: batches * 1000, seconds, actionsPerSecond: (batches * 1000) / seconds, peakRssMb: svc.peakRss() / 2 ** 20 };
+    return {
+      name: 'enqueue: POST /actions/batch (1 000 per request)',
+      actions: batches * 1000,
+      seconds,
+      actionsPerSecond: (batches * 1000) / seconds,
+      peakRssMb: svc.peakRss() / 2 ** 20,
+    };
   } finally {
     await svc.stop();
     await dropDatabase(db);
@@ -304,11 +324,13 @@ function addTarget(name: string, measured: number, target: string, pass: boolean
 async function main(): Promise<void> {
   log(`Ordered action queue benchmark (${quick ? 'quick' : 'full'}) on ${process.platform}, node ${process.version}`);
   const base = await baseline();
-  log(`Baseline (${base.tool}, single-row UPDATE transactions, ${PGBENCH_SECONDS} s): 1 client ${base.one.toFixed(0)} tps, 16 clients ${base.sixteen.toFixed(0)} tps`);
+  log(
+    `Baseline (${base.tool}, single-row UPDATE transactions, ${PGBENCH_SECONDS} s): 1 client ${base.one.toFixed(0)} tps, 16 clients ${base.sixteen.toFixed(0)} tps`,
+  );
 
-  const wide = await processingScenario('wide: 20 000 actions, 2 000 groups of 10', [{ count: 20_000 * SCALE, lockExpr: 'i % 2000' }]);
-  const ungrouped = await processingScenario('ungrouped: 20 000 actions, no lockId', [{ count: 20_000 * SCALE, lockExpr: 'NULL::bigint' }]);
-  const many = await processingScenario('many groups: 20 000 actions, one per group', [{ count: 20_000 * SCALE, lockExpr: 'i' }]);
+  const wide = await processingScenario('wide: 20 000 actions, 2 000 groups of 10', [{ count: 20_000, lockExpr: 'i % 2000' }]);
+  const ungrouped = await processingScenario('ungrouped: 20 000 actions, no lockId', [{ count: 20_000, lockExpr: 'NULL::bigint' }]);
+  const many = await processingScenario('many groups: 20 000 actions, one per group', [{ count: 20_000, lockExpr: 'i' }]);
   const othersAlone = await processingScenario('others alone: 10 000 actions, 1 000 groups of 10', [{ count: 10_000, lockExpr: '1 + i % 1000' }]);
   const withDeep = await processingScenario(
     'others beside a deep group (10 000 in group 0)',
@@ -330,16 +352,36 @@ async function main(): Promise<void> {
 
   addTarget('wide >= pgbench 16-client tps', wide.actionsPerSecond, `>= ${base.sixteen.toFixed(0)}`, wide.actionsPerSecond >= base.sixteen);
   addTarget('ungrouped >= wide', ungrouped.actionsPerSecond, `>= ${wide.actionsPerSecond.toFixed(0)}`, ungrouped.actionsPerSecond >= wide.actionsPerSecond);
-  addTarget('many groups >= 0.9 x ungrouped', many.actionsPerSecond, `>= ${(0.9 * ungrouped.actionsPerSecond).toFixed(0)}`, many.actionsPerSecond >= 0.9 * ungrouped.actionsPerSecond);
-  addTarget('others beside a deep group >= 0.9 x others alone', withDeep.actionsPerSecond, `>= ${(0.9 * othersAlone.actionsPerSecond).toFixed(0)}`, withDeep.actionsPerSecond >= 0.9 * othersAlone.actionsPerSecond);
-  addTarget('single deep group >= 0.5 x pgbench 1-client tps', deep.actionsPerSecond, `>= ${(0.5 * base.one).toFixed(0)}`, deep.actionsPerSecond >= 0.5 * base.one);
+  addTarget(
+    'many groups >= 0.9 x ungrouped',
+    many.actionsPerSecond,
+    `>= ${(0.9 * ungrouped.actionsPerSecond).toFixed(0)}`,
+    many.actionsPerSecond >= 0.9 * ungrouped.actionsPerSecond,
+  );
+  addTarget(
+    'others beside a deep group >= 0.9 x others alone',
+    withDeep.actionsPerSecond,
+    `>= ${(0.9 * othersAlone.actionsPerSecond).toFixed(0)}`,
+    withDeep.actionsPerSecond >= 0.9 * othersAlone.actionsPerSecond,
+  );
+  addTarget(
+    'single deep group >= 0.5 x pgbench 1-client tps',
+    deep.actionsPerSecond,
+    `>= ${(0.5 * base.one).toFixed(0)}`,
+    deep.actionsPerSecond >= 0.5 * base.one,
+  );
   addTarget('latency p50 <= 1.5 ms', latency.latencyMs!.p50, '<= 1.5', latency.latencyMs!.p50 <= 1.5);
   addTarget('latency p99 <= 5 ms', latency.latencyMs!.p99, '<= 5', latency.latencyMs!.p99 <= 5);
   addTarget('claim time at 1 000 000 pending <= 1.5 x at 10 000 (ms)', scale.large, `<= ${(1.5 * scale.small).toFixed(3)}`, scale.large <= 1.5 * scale.small);
   const peak = Math.max(...results.map((r) => r.peakRssMb));
   addTarget('service peak RSS < 256 MB (all scenarios)', peak, '< 256', peak < 256);
   addTarget('POST /actions/batch >= 20 000 actions/s', rest.actionsPerSecond, '>= 20000', rest.actionsPerSecond >= 20_000);
-  addTarget('SQL INSERT ... SELECT 100 000 rows into 1 000 groups >= 50 000 rows/s (heads correct)', scale.insertRowsPerSec, '>= 50000', scale.insertRowsPerSec >= 50_000 && scale.headsOk);
+  addTarget(
+    'SQL INSERT ... SELECT 100 000 rows into 1 000 groups >= 50 000 rows/s (heads correct)',
+    scale.insertRowsPerSec,
+    '>= 50000',
+    scale.insertRowsPerSec >= 50_000 && scale.headsOk,
+  );
   const allOrdered = results.every((r) => !r.verdict || r.verdict.ok);
   addTarget('order checker: zero violations in every run', allOrdered ? 0 : 1, '0', allOrdered);
 
@@ -366,7 +408,11 @@ async function main(): Promise<void> {
   for (const t of targets) log(`  ${t.pass ? 'PASS' : 'FAIL'}  ${t.name}: measured ${t.measured}, target ${t.target}`);
   writeFileSync(
     'bench-results.json',
-    JSON.stringify({ mode: quick ? 'quick' : 'full', baseline: base, scenarios: results, claimMs: { at10k: scale.small, at1m: scale.large }, targets }, null, 2),
+    JSON.stringify(
+      { mode: quick ? 'quick' : 'full', baseline: base, scenarios: results, claimMs: { at10k: scale.small, at1m: scale.large }, targets },
+      null,
+      2,
+    ),
   );
   log('\nWrote bench-results.json');
   process.exitCode = targets.every((t) => t.pass) ? 0 : 1;

@@ -56,7 +56,9 @@ async function main(): Promise<number> {
     const groups = lifecycleWorkload(INSTANCES, FIRST_LOCK_ID);
     const batches = interleavedBatches(groups, BATCH_SIZE);
     const expected = seed.length + groups.reduce((n, g) => n + g.length, 0);
-    console.log(`Enqueueing ${seed.length} sample actions (groups 26 and 8) and ${expected - seed.length} lifecycle actions of ${INSTANCES} instances in ${batches.length} interleaved batches`);
+    console.log(
+      `Enqueueing ${seed.length} sample actions (groups 26 and 8) and ${expected - seed.length} lifecycle actions of ${INSTANCES} instances in ${batches.length} interleaved batches`,
+    );
 
     const ids: string[] = [];
     for (const batch of [seed, ...batches]) ids.push(...(await postBatch(baseUrl, batch)));
@@ -111,7 +113,9 @@ async function prepareDatabase(settings: ReturnType<typeof loadSettings>, cleanu
   });
   const url = new URL(embedded.url);
   url.pathname = `/${name}`;
-  console.log(`Database: embedded PostgreSQL 127.0.0.1:${settings.EMBEDDED_PG_PORT} (data ${settings.EMBEDDED_PG_DIR}), fresh database ${name}, dropped at the end`);
+  console.log(
+    `Database: embedded PostgreSQL 127.0.0.1:${settings.EMBEDDED_PG_PORT} (data ${settings.EMBEDDED_PG_DIR}), fresh database ${name}, dropped at the end`,
+  );
   return url.toString();
 }
 
@@ -146,7 +150,10 @@ async function startService(databaseUrl: string, port: number): Promise<Service>
   const deadline = Date.now() + 30_000;
   for (;;) {
     if (dead) throw new Error(`the service exited during start-up:\n${out}`);
-    const ok = await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.status === 200, () => false);
+    const ok = await fetch(`http://127.0.0.1:${port}/health`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
     if (ok) return { child, output: () => out, exited };
     if (Date.now() > deadline) {
       child.kill('SIGKILL');

@@ -33,6 +33,14 @@ async function main(): Promise<void> {
   const databaseUrl = settings.DATABASE_URL ?? embedded!.url;
   const app = await createApp({ databaseUrl, settings, imports: HANDLER_MODULES });
   let closing = false;
+  // A port in use (or any other listen failure): one clear line, and the embedded server stops too.
+  const listenFailed = async (error: Error & { code?: string }) => {
+    const hint = error.code === 'EADDRINUSE' ? `: port ${settings.PORT} is in use on ${settings.HOST}; set PORT to a free port` : `: ${error.message}`;
+    console.error(`HTTP server did not start${hint}`);
+    await app.close().catch(() => undefined);
+    await embedded?.stop().catch(() => undefined);
+    process.exit(1);
+  };
   const shutdown = (signal: NodeJS.Signals) => {
     if (closing) return;
     closing = true;
@@ -52,7 +60,12 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', shutdown);
   process.on('SIGINT', shutdown);
-  await app.listen(settings.PORT, settings.HOST);
+  try {
+    await app.listen(settings.PORT, settings.HOST);
+  } catch (error) {
+    await listenFailed(error as Error);
+    return;
+  }
   logger.log(`Listening on http://${settings.HOST}:${settings.PORT} (worker ${settings.WORKER_ENABLED ? 'on' : 'off'})`);
 }
 

@@ -35,9 +35,7 @@ describe('REST input validation (G8)', () => {
   };
 
   const insertSql = async (status: string, extra = '') => {
-    const { rows } = await pg.query<{ id: string }>(
-      `INSERT INTO actions (lock_id, type, payload) VALUES (NULL, 'instance.create', '{}') RETURNING id::text`,
-    );
+    const { rows } = await pg.query<{ id: string }>(`INSERT INTO actions (lock_id, type, payload) VALUES (NULL, 'instance.create', '{}') RETURNING id::text`);
     const id = rows[0].id;
     if (status !== 'pending') await pg.query(`UPDATE actions SET status = $2 ${extra} WHERE id = $1`, [id, status]);
     return id;
@@ -56,7 +54,10 @@ describe('REST input validation (G8)', () => {
   });
 
   describe('POST /actions', () => {
-    const post = (body: unknown) => () => request(url).post('/actions').send(body as object);
+    const post = (body: unknown) => () =>
+      request(url)
+        .post('/actions')
+        .send(body as object);
 
     it('rejects a missing type with 400 naming type', async () => {
       await expectRejected(post({ lockId: '1' }), 400, 'type');
@@ -124,7 +125,10 @@ describe('REST input validation (G8)', () => {
 
   describe('POST /actions/batch', () => {
     const item = (i: number) => ({ type: 'instance.update', lockId: String(500 + (i % 3)), payload: { i } });
-    const batch = (body: unknown) => () => request(url).post('/actions/batch').send(body as object);
+    const batch = (body: unknown) => () =>
+      request(url)
+        .post('/actions/batch')
+        .send(body as object);
 
     it('rejects an empty batch with 400 naming actions', async () => {
       await expectRejected(batch({ actions: [] }), 400, 'actions');
@@ -210,7 +214,7 @@ describe('REST input validation (G8)', () => {
     });
 
     it('answers 409 to cancel from done or running, and to retry from pending or done', async () => {
-      const done = await insertSql('done', ", finished_at = now()");
+      const done = await insertSql('done', ', finished_at = now()');
       const running = await insertSql('running', ", lease_owner = 'test', lease_expires_at = now() + interval '1 hour', attempts = 1");
       const pending = await insertSql('pending');
       await expectRejected(() => request(url).post(`/actions/${done}/cancel`), 409, 'done');
@@ -276,7 +280,11 @@ describe('REST input validation (G8)', () => {
     });
 
     it('accepts a safe JSON integer lock id and answers it as a string', async () => {
-      const res = await request(url).post('/actions').set('Content-Type', 'application/json').send('{"type": "instance.create", "lockId": 9007199254740991}').expect(201);
+      const res = await request(url)
+        .post('/actions')
+        .set('Content-Type', 'application/json')
+        .send('{"type": "instance.create", "lockId": 9007199254740991}')
+        .expect(201);
       expect(res.body.lockId).toBe('9007199254740991');
     });
   });

@@ -65,196 +65,200 @@ describe('chaos: killed workers, cut connections', () => {
     await db?.drop();
   });
 
-  it(`${CFG.actions} actions in ${CFG.groups} groups survive SIGKILLs and a connection cut`, async () => {
-    const t0 = Date.now();
-    // The first process migrates; the others start next to it.
-    for (let i = 0; i < CFG.workers; i++) {
-      const w = startWorker(i);
-      procs.push(await w.started);
-      workerIds.push(w.id);
-    }
-    c = await connect(db.url);
+  it(
+    `${CFG.actions} actions in ${CFG.groups} groups survive SIGKILLs and a connection cut`,
+    async () => {
+      const t0 = Date.now();
+      // The first process migrates; the others start next to it.
+      for (let i = 0; i < CFG.workers; i++) {
+        const w = startWorker(i);
+        procs.push(await w.started);
+        workerIds.push(w.id);
+      }
+      c = await connect(db.url);
 
-    // A running long action of a live process (not the only one left) with
-    // KILL_MARGIN_MS or more of its run ahead, or null.
-    const findTarget = async (): Promise<{ slot: number; actionId: string; attempt: number; workerId: string; leftMs: number } | null> => {
-      const alive = procs.map((p, i) => (p ? workerIds[i] : null)).filter((id): id is string => id !== null);
-      if (alive.length <= 1) return null;
-      // left_ms: the least run time still ahead (the handler starts after attempt_started_at).
-      const { rows } = await c.query<{ id: string; attempts: number; lease_owner: string; left_ms: number }>(
-        `SELECT id, attempts, lease_owner, left_ms FROM (
+      // A running long action of a live process (not the only one left) with
+      // KILL_MARGIN_MS or more of its run ahead, or null.
+      const findTarget = async (): Promise<{ slot: number; actionId: string; attempt: number; workerId: string; leftMs: number } | null> => {
+        const alive = procs.map((p, i) => (p ? workerIds[i] : null)).filter((id): id is string => id !== null);
+        if (alive.length <= 1) return null;
+        // left_ms: the least run time still ahead (the handler starts after attempt_started_at).
+        const { rows } = await c.query<{ id: string; attempts: number; lease_owner: string; left_ms: number }>(
+          `SELECT id, attempts, lease_owner, left_ms FROM (
            SELECT id::text, attempts, lease_owner,
                   (payload->>'durationMs')::float8 - extract(epoch FROM clock_timestamp() - attempt_started_at) * 1000 AS left_ms
            FROM actions
            WHERE status = 'running' AND lease_owner = ANY($1::text[]) AND attempts < max_attempts - 1) r
          WHERE left_ms >= $2::int
          ORDER BY random() LIMIT 1`,
-        [alive, KILL_MARGIN_MS],
-      );
-      if (rows.length === 0) return null;
-      const slot = workerIds.indexOf(rows[0].lease_owner);
-      return slot >= 0 && procs[slot]
-        ? { slot, actionId: rows[0].id, attempt: rows[0].attempts, workerId: rows[0].lease_owner, leftMs: rows[0].left_ms }
-        : null;
-    };
+          [alive, KILL_MARGIN_MS],
+        );
+        if (rows.length === 0) return null;
+        const slot = workerIds.indexOf(rows[0].lease_owner);
+        return slot >= 0 && procs[slot]
+          ? { slot, actionId: rows[0].id, attempt: rows[0].attempts, workerId: rows[0].lease_owner, leftMs: rows[0].left_ms }
+          : null;
+      };
 
-    // The driver: every 2-3 s SIGKILL a worker and restart it (in the
-    // background, so the kills keep their pace); cut all connections once.
-    // The victim is the holder of a running long action (waiting up to
-    // TARGET_WAIT_MS for one), else a random process.
-    let kills = 0;
-    let cut = 0;
-    let stop = false;
-    /** Attempts a kill provably interrupted mid-run. */
-    const interrupted: { actionId: string; attempt: number; workerId: string }[] = [];
-    const restarts: Promise<void>[] = [];
-    const driver = (async () => {
-      let round = 0;
-      while (!stop) {
-        await sleep(CFG.killEveryMs[0] + Math.random() * (CFG.killEveryMs[1] - CFG.killEveryMs[0]));
-        if (stop) break;
-        round++;
-        if (round === 2) {
-          cut = await terminateBackends(db.name, `pid <> ${await backendPid(c)}`);
-          continue;
+      // The driver: every 2-3 s SIGKILL a worker and restart it (in the
+      // background, so the kills keep their pace); cut all connections once.
+      // The victim is the holder of a running long action (waiting up to
+      // TARGET_WAIT_MS for one), else a random process.
+      let kills = 0;
+      let cut = 0;
+      let stop = false;
+      /** Attempts a kill provably interrupted mid-run. */
+      const interrupted: { actionId: string; attempt: number; workerId: string }[] = [];
+      const restarts: Promise<void>[] = [];
+      const driver = (async () => {
+        let round = 0;
+        while (!stop) {
+          await sleep(CFG.killEveryMs[0] + Math.random() * (CFG.killEveryMs[1] - CFG.killEveryMs[0]));
+          if (stop) break;
+          round++;
+          if (round === 2) {
+            cut = await terminateBackends(db.name, `pid <> ${await backendPid(c)}`);
+            continue;
+          }
+          let target: Awaited<ReturnType<typeof findTarget>> = null;
+          let asked = 0;
+          for (const waitUntil = Date.now() + TARGET_WAIT_MS; !stop; await sleep(50)) {
+            asked = Date.now();
+            target = await findTarget();
+            if (target || Date.now() >= waitUntil) break;
+          }
+          if (stop) break;
+          let i: number;
+          if (target) {
+            i = target.slot;
+          } else {
+            const alive = procs.map((p, j) => (p ? j : -1)).filter((j) => j >= 0);
+            if (alive.length <= 1) continue;
+            i = alive[Math.floor(Math.random() * alive.length)];
+          }
+          const victim = procs[i]!;
+          procs[i] = null;
+          const killed = victim.kill(); // sends SIGKILL synchronously
+          // The action had leftMs to run when the query ran (after `asked`), so
+          // if less time has passed since `asked`, it was still running now.
+          if (target && Date.now() - asked < target.leftMs) interrupted.push({ actionId: target.actionId, attempt: target.attempt, workerId: target.workerId });
+          await killed;
+          kills++;
+          const w = startWorker(i);
+          restarts.push(
+            w.started.then((p) => {
+              if (stop) return p.kill();
+              procs[i] = p;
+              workerIds[i] = w.id;
+            }),
+          );
         }
-        let target: Awaited<ReturnType<typeof findTarget>> = null;
-        let asked = 0;
-        for (const waitUntil = Date.now() + TARGET_WAIT_MS; !stop; await sleep(50)) {
-          asked = Date.now();
-          target = await findTarget();
-          if (target || Date.now() >= waitUntil) break;
+      })();
+
+      // Enqueue by plain SQL in chunks spread over time, groups interleaved, while workers run and die.
+      let failing = 0;
+      let long = 0;
+      const chunks = 10;
+      const chunk = Math.ceil(CFG.actions / chunks);
+      for (let from = 0; from < CFG.actions; from += chunk) {
+        if (from > 0) await sleep(CFG.enqueueEveryMs);
+        const items: { lockId: number; type: string; payload: string }[] = [];
+        for (let i = from; i < Math.min(CFG.actions, from + chunk); i++) {
+          const r = Math.random();
+          const failAttempts = r < 0.7 ? 0 : r < 0.9 ? 1 : 2;
+          if (failAttempts) failing++;
+          const durationMs =
+            Math.random() < LONG_SHARE ? LONG_MS[0] + Math.floor(Math.random() * (LONG_MS[1] - LONG_MS[0] + 1)) : Math.floor(Math.random() * 21);
+          if (durationMs >= LONG_MS[0]) long++;
+          items.push({
+            lockId: 1 + Math.floor(Math.random() * CFG.groups),
+            type: TYPES[i % 3],
+            payload: JSON.stringify({ instanceId: i, durationMs, failAttempts }),
+          });
         }
-        if (stop) break;
-        let i: number;
-        if (target) {
-          i = target.slot;
-        } else {
-          const alive = procs.map((p, j) => (p ? j : -1)).filter((j) => j >= 0);
-          if (alive.length <= 1) continue;
-          i = alive[Math.floor(Math.random() * alive.length)];
-        }
-        const victim = procs[i]!;
-        procs[i] = null;
-        const killed = victim.kill(); // sends SIGKILL synchronously
-        // The action had leftMs to run when the query ran (after `asked`), so
-        // if less time has passed since `asked`, it was still running now.
-        if (target && Date.now() - asked < target.leftMs) interrupted.push({ actionId: target.actionId, attempt: target.attempt, workerId: target.workerId });
-        await killed;
-        kills++;
-        const w = startWorker(i);
-        restarts.push(
-          w.started.then((p) => {
-            if (stop) return p.kill();
-            procs[i] = p;
-            workerIds[i] = w.id;
-          }),
+        // A multi-group statement locks its groups row by row: in lock id order
+        // (stable, so each group keeps its order), as the API's batch does, it
+        // cannot deadlock with the workers' batched completions.
+        items.sort((a, b) => a.lockId - b.lockId);
+        await c.query(
+          // max_attempts 25: a kill costs every action its worker was running
+          // one attempt (G6), and a worker may be killed many times in a run; this
+          // test checks loss, order and exclusivity, not attempt exhaustion (a
+          // spent action would block its group by design, see failures.spec.ts).
+          `INSERT INTO actions (lock_id, type, payload, max_attempts)
+         SELECT l, t, p, 25 FROM unnest($1::bigint[], $2::text[], $3::jsonb[]) AS x(l, t, p)`,
+          [items.map((x) => String(x.lockId)), items.map((x) => x.type), items.map((x) => x.payload)],
         );
       }
-    })();
 
-    // Enqueue by plain SQL in chunks spread over time, groups interleaved, while workers run and die.
-    let failing = 0;
-    let long = 0;
-    const chunks = 10;
-    const chunk = Math.ceil(CFG.actions / chunks);
-    for (let from = 0; from < CFG.actions; from += chunk) {
-      if (from > 0) await sleep(CFG.enqueueEveryMs);
-      const items: { lockId: number; type: string; payload: string }[] = [];
-      for (let i = from; i < Math.min(CFG.actions, from + chunk); i++) {
-        const r = Math.random();
-        const failAttempts = r < 0.7 ? 0 : r < 0.9 ? 1 : 2;
-        if (failAttempts) failing++;
-        const durationMs =
-          Math.random() < LONG_SHARE ? LONG_MS[0] + Math.floor(Math.random() * (LONG_MS[1] - LONG_MS[0] + 1)) : Math.floor(Math.random() * 21);
-        if (durationMs >= LONG_MS[0]) long++;
-        items.push({
-          lockId: 1 + Math.floor(Math.random() * CFG.groups),
-          type: TYPES[i % 3],
-          payload: JSON.stringify({ instanceId: i, durationMs, failAttempts }),
-        });
+      let remaining = -1;
+      try {
+        const deadline = t0 + CFG.limitMs;
+        while (Date.now() < deadline) {
+          const { rows } = await c.query<{ n: string }>(`SELECT count(*) AS n FROM actions WHERE status <> 'done'`);
+          remaining = Number(rows[0].n);
+          if (remaining === 0) break;
+          await sleep(250);
+        }
+      } finally {
+        stop = true;
+        await driver;
+        await Promise.allSettled(restarts);
       }
-      // A multi-group statement locks its groups row by row: in lock id order
-      // (stable, so each group keeps its order), as the API's batch does, it
-      // cannot deadlock with the workers' batched completions.
-      items.sort((a, b) => a.lockId - b.lockId);
-      await c.query(
-        // max_attempts 25: a kill costs every action its worker was running
-        // one attempt (G6), and a worker may be killed many times in a run; this
-        // test checks loss, order and exclusivity, not attempt exhaustion (a
-        // spent action would block its group by design, see failures.spec.ts).
-        `INSERT INTO actions (lock_id, type, payload, max_attempts)
-         SELECT l, t, p, 25 FROM unnest($1::bigint[], $2::text[], $3::jsonb[]) AS x(l, t, p)`,
-        [items.map((x) => String(x.lockId)), items.map((x) => x.type), items.map((x) => x.payload)],
-      );
-    }
 
-    let remaining = -1;
-    try {
-      const deadline = t0 + CFG.limitMs;
-      while (Date.now() < deadline) {
-        const { rows } = await c.query<{ n: string }>(`SELECT count(*) AS n FROM actions WHERE status <> 'done'`);
-        remaining = Number(rows[0].n);
-        if (remaining === 0) break;
-        await sleep(250);
-      }
-    } finally {
-      stop = true;
-      await driver;
-      await Promise.allSettled(restarts);
-    }
-
-    const report = await checkQueueTrace(c);
-    const runtimeS = (Date.now() - t0) / 1000;
-    const repeated = report.attemptsByOutcome.lease_expired ?? 0;
-    // Each provably interrupted attempt, as the trace recorded it.
-    const { rows: interruptedTrace } = await c.query<{ action_id: string; attempt: number; worker_id: string; outcome: string }>(
-      `SELECT t.action_id::text, t.attempt, t.worker_id, t.outcome
+      const report = await checkQueueTrace(c);
+      const runtimeS = (Date.now() - t0) / 1000;
+      const repeated = report.attemptsByOutcome.lease_expired ?? 0;
+      // Each provably interrupted attempt, as the trace recorded it.
+      const { rows: interruptedTrace } = await c.query<{ action_id: string; attempt: number; worker_id: string; outcome: string }>(
+        `SELECT t.action_id::text, t.attempt, t.worker_id, t.outcome
        FROM action_attempts t JOIN unnest($1::bigint[], $2::int[]) AS k(action_id, attempt) USING (action_id, attempt)
        ORDER BY t.action_id, t.attempt`,
-      [interrupted.map((k) => k.actionId), interrupted.map((k) => k.attempt)],
-    );
-    console.log(
-      `chaos: ${report.actions} actions (${long} long, ${LONG_MS[0]}-${LONG_MS[1]} ms), ${CFG.groups} groups, ${CFG.workers} worker processes, ` +
-        `${kills} SIGKILLs (${interrupted.length} provably interrupting a running action), ` +
-        `1 connection cut (${cut} backends), ${repeated} executions repeated because of kills (lease_expired), ` +
-        `${failing} actions with simulated failures, attempts by outcome ${JSON.stringify(report.attemptsByOutcome)}, ${runtimeS.toFixed(1)} s`,
-    );
+        [interrupted.map((k) => k.actionId), interrupted.map((k) => k.attempt)],
+      );
+      console.log(
+        `chaos: ${report.actions} actions (${long} long, ${LONG_MS[0]}-${LONG_MS[1]} ms), ${CFG.groups} groups, ${CFG.workers} worker processes, ` +
+          `${kills} SIGKILLs (${interrupted.length} provably interrupting a running action), ` +
+          `1 connection cut (${cut} backends), ${repeated} executions repeated because of kills (lease_expired), ` +
+          `${failing} actions with simulated failures, attempts by outcome ${JSON.stringify(report.attemptsByOutcome)}, ${runtimeS.toFixed(1)} s`,
+      );
 
-    expect(remaining).toBe(0);
-    expect(report.actions).toBe(CFG.actions);
-    expect(report.notDone).toEqual([]);
-    expect(report.doneRowsNotOne).toEqual([]);
-    expect(report.overlaps).toEqual([]);
-    expect(report.orderViolations).toEqual([]);
-    // The shared checker too, in exact microseconds, every outcome counted as a held lease.
-    const strict = await checkTrace(c);
-    expect(strict.ok ? 'ok' : formatTraceReport(strict)).toBe('ok');
-    expect(kills).toBeGreaterThanOrEqual(LONG ? 20 : 5);
-    expect(cut).toBeGreaterThan(0);
-    // Every provably interrupted attempt ended as lease_expired of its killed
-    // owner (one trace row each), so kills did repeat executions.
-    expect(interrupted.length).toBeGreaterThanOrEqual(LONG ? 5 : 3);
-    expect(interruptedTrace.map((t) => `${t.action_id}#${t.attempt} ${t.worker_id} ${t.outcome}`)).toEqual(
-      interrupted
-        .map((k) => ({ ...k, id: BigInt(k.actionId) }))
-        .sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : x.attempt - y.attempt))
-        .map((k) => `${k.actionId}#${k.attempt} ${k.workerId} lease_expired`),
-    );
-    expect(repeated).toBeGreaterThanOrEqual(interrupted.length);
-    // Every repeated execution is visible: a done action ran once per trace row.
-    const { rows } = await c.query<{ bad: string }>(
-      `SELECT count(*) AS bad FROM actions a WHERE a.attempts <> (SELECT count(*) FROM action_attempts t WHERE t.action_id = a.id)`,
-    );
-    expect(Number(rows[0].bad)).toBe(0);
+      expect(remaining).toBe(0);
+      expect(report.actions).toBe(CFG.actions);
+      expect(report.notDone).toEqual([]);
+      expect(report.doneRowsNotOne).toEqual([]);
+      expect(report.overlaps).toEqual([]);
+      expect(report.orderViolations).toEqual([]);
+      // The shared checker too, in exact microseconds, every outcome counted as a held lease.
+      const strict = await checkTrace(c);
+      expect(strict.ok ? 'ok' : formatTraceReport(strict)).toBe('ok');
+      expect(kills).toBeGreaterThanOrEqual(LONG ? 20 : 5);
+      expect(cut).toBeGreaterThan(0);
+      // Every provably interrupted attempt ended as lease_expired of its killed
+      // owner (one trace row each), so kills did repeat executions.
+      expect(interrupted.length).toBeGreaterThanOrEqual(LONG ? 5 : 3);
+      expect(interruptedTrace.map((t) => `${t.action_id}#${t.attempt} ${t.worker_id} ${t.outcome}`)).toEqual(
+        interrupted
+          .map((k) => ({ ...k, id: BigInt(k.actionId) }))
+          .sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : x.attempt - y.attempt))
+          .map((k) => `${k.actionId}#${k.attempt} ${k.workerId} lease_expired`),
+      );
+      expect(repeated).toBeGreaterThanOrEqual(interrupted.length);
+      // Every repeated execution is visible: a done action ran once per trace row.
+      const { rows } = await c.query<{ bad: string }>(
+        `SELECT count(*) AS bad FROM actions a WHERE a.attempts <> (SELECT count(*) FROM action_attempts t WHERE t.action_id = a.id)`,
+      );
+      expect(Number(rows[0].bad)).toBe(0);
 
-    // Surviving workers drain and exit 0 on SIGTERM.
-    for (let i = 0; i < procs.length; i++) {
-      const p = procs[i];
-      procs[i] = null;
-      if (p) expect(await p.stop()).toBe(0);
-    }
-  }, CFG.limitMs + 120_000);
+      // Surviving workers drain and exit 0 on SIGTERM.
+      for (let i = 0; i < procs.length; i++) {
+        const p = procs[i];
+        procs[i] = null;
+        if (p) expect(await p.stop()).toBe(0);
+      }
+    },
+    CFG.limitMs + 120_000,
+  );
 });
 
 async function backendPid(c: Client): Promise<number> {

@@ -114,9 +114,7 @@ describe('the claim statement with a deep group', () => {
       expect(new Set(grouped.map((r) => r.lock_id)).size).toBe(grouped.length);
       expect(grouped).toHaveLength(6);
       expect(rows).toHaveLength(8);
-      const { rows: heads } = await pg.query<{ id: string }>(
-        `SELECT min(id)::text AS id FROM actions WHERE lock_id IS NOT NULL GROUP BY lock_id ORDER BY 1`,
-      );
+      const { rows: heads } = await pg.query<{ id: string }>(`SELECT min(id)::text AS id FROM actions WHERE lock_id IS NOT NULL GROUP BY lock_id ORDER BY 1`);
       expect(grouped.map((r) => r.id).sort()).toEqual(heads.map((h) => h.id).sort());
       // A second claim in the same transaction finds nothing: the deep group's next action is not a head yet.
       const again = await pg.query({ text: CLAIM_ACTIONS_SQL.text, values: ['plan-test-worker', TYPES, 100, 30_000] });
@@ -126,15 +124,17 @@ describe('the claim statement with a deep group', () => {
     }
   });
 
-  it('still touches few buffers after the deep group\'s head is released and the next of 50 000 is promoted', async () => {
+  it("still touches few buffers after the deep group's head is released and the next of 50 000 is promoted", async () => {
     await pg.query('BEGIN');
     try {
       await pg.query(`UPDATE actions SET status = 'cancelled', finished_at = now()
                       WHERE id = (SELECT min(id) FROM actions WHERE lock_id = 1)`);
-      const { rows } = await pg.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(
-        `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${CLAIM_STATEMENT_SQL}`,
-        ['plan-test-worker', ['instance.create'], 10, 30_000],
-      );
+      const { rows } = await pg.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${CLAIM_STATEMENT_SQL}`, [
+        'plan-test-worker',
+        ['instance.create'],
+        10,
+        30_000,
+      ]);
       const [{ Plan: plan }] = rows[0]['QUERY PLAN'];
       expect(plan['Actual Rows']).toBe(1);
       const selection = nodes(plan).find((n) => n['Node Type'] === 'Limit')!;

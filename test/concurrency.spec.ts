@@ -67,7 +67,7 @@ describe('three service processes on one queue', () => {
     // Mixed chunks: REST batches, single REST posts and SQL multi-row inserts.
     type Chunk = { via: 'batch' | 'single' | 'sql'; items: Spec[]; service: ServiceProcess };
     const chunks: Chunk[] = [];
-    for (let i = 0; i < specs.length; ) {
+    for (let i = 0; i < specs.length;) {
       const r = random();
       const via = r < 0.5 ? 'batch' : r < 0.6 ? 'single' : 'sql';
       const size = via === 'single' ? 1 : 1 + Math.floor(random() * 120);
@@ -168,11 +168,7 @@ describe('three service processes on one queue', () => {
 
     process.stdout.write(`concurrency: enqueued ${chunks.length} chunks in ${enqueuedMs} ms\n`);
     try {
-      await waitFor(
-        async () => (await pg.query<{ n: number }>(`SELECT count(*)::int AS n FROM actions WHERE status <> 'done'`)).rows[0].n === 0,
-        60_000,
-        250,
-      );
+      await waitFor(async () => (await pg.query<{ n: number }>(`SELECT count(*)::int AS n FROM actions WHERE status <> 'done'`)).rows[0].n === 0, 60_000, 250);
     } catch (error) {
       const { rows: state } = await pg.query(`
         SELECT status, is_head, count(*)::int AS n, count(DISTINCT lock_id)::int AS groups FROM actions

@@ -138,7 +138,11 @@ describe('failure paths in one process', () => {
     const { rows } = await c.query<{ id: string }>(
       `INSERT INTO actions (lock_id, type, payload)
        SELECT 777, 'instance.update', p FROM unnest($1::jsonb[]) WITH ORDINALITY AS x(p, n) ORDER BY n RETURNING id::text`,
-      [[{ failAttempts: 2, durationMs: 5 }, { durationMs: 5 }, { durationMs: 5 }, { failAttempts: 1, durationMs: 5 }, { durationMs: 5 }].map((p) => JSON.stringify(p))],
+      [
+        [{ failAttempts: 2, durationMs: 5 }, { durationMs: 5 }, { durationMs: 5 }, { failAttempts: 1, durationMs: 5 }, { durationMs: 5 }].map((p) =>
+          JSON.stringify(p),
+        ),
+      ],
     );
     const ids = rows.map((r) => r.id).sort((x, y) => Number(x) - Number(y));
     await waitFor(async () => {
@@ -189,10 +193,10 @@ describe('failure paths in one process', () => {
     });
 
     const enqueue = async (n: number, lockBase: number) => {
-      await c.query(
-        `INSERT INTO actions (lock_id, type, payload) SELECT $1::bigint + g, 'instance.create', '{}' FROM generate_series(1, $2::int) g`,
-        [lockBase, n],
-      );
+      await c.query(`INSERT INTO actions (lock_id, type, payload) SELECT $1::bigint + g, 'instance.create', '{}' FROM generate_series(1, $2::int) g`, [
+        lockBase,
+        n,
+      ]);
     };
     const done = (id: string, attempt: number) => ({ actionId: id, attempt, end: { kind: 'done' as const, result: { ok: true } } });
 

@@ -48,8 +48,14 @@ describe('handlers registered by users', () => {
   it('discovers a user handler module, passes the context, stores the result, retries then fails permanently', async () => {
     const { app, url } = await startTestApp(db.url, {}, [BillingHandlersModule]);
     try {
-      const ok = await request(url).post('/actions').send({ type: 'invoice.send', lockId: 5, payload: { invoiceId: 'A-1', failUntil: 3 } }).expect(201);
-      const bad = await request(url).post('/actions').send({ type: 'invoice.send', lockId: 6, payload: { permanent: true } }).expect(201);
+      const ok = await request(url)
+        .post('/actions')
+        .send({ type: 'invoice.send', lockId: 5, payload: { invoiceId: 'A-1', failUntil: 3 } })
+        .expect(201);
+      const bad = await request(url)
+        .post('/actions')
+        .send({ type: 'invoice.send', lockId: 6, payload: { permanent: true } })
+        .expect(201);
       const done = await waitFor(async () => {
         const r = await request(url).get(`/actions/${ok.body.id}`);
         return r.body.status === 'done' ? r.body : null;

@@ -104,4 +104,15 @@ describe('OpenAPI document', () => {
     const res = await request(url).get('/docs').redirects(1).expect(200);
     expect(res.text).toContain('swagger-ui');
   });
+
+  it('redirects /docs/ to /docs, where the UI assets resolve', async () => {
+    const res = await request(url).get('/docs/').expect(301);
+    expect(res.headers.location).toBe('/docs');
+    const page = await request(url).get('/docs').expect(200);
+    const css = /href="([^"]*swagger-ui\.css)"/.exec(page.text)?.[1];
+    expect(css).toBeDefined();
+    await request(url)
+      .get(new URL(css!, `${url}/docs`).pathname)
+      .expect(200);
+  });
 });

@@ -35,10 +35,14 @@ describe('group order (G3, G4, G5, G7)', () => {
 
   /** Waits until the backend `pid` waits on a heavyweight lock (our insert is queued behind the group lock). */
   const waitUntilBlocked = (pid: number) =>
-    waitFor(async () => {
-      const { rows } = await admin.query(`SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'`, [pid]);
-      return rows.length === 1;
-    }, 5_000, 10);
+    waitFor(
+      async () => {
+        const { rows } = await admin.query(`SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'`, [pid]);
+        return rows.length === 1;
+      },
+      5_000,
+      10,
+    );
 
   const statusOf = async (id: string) => (await admin.query<{ status: string }>('SELECT status FROM actions WHERE id = $1', [id])).rows[0].status;
 
@@ -49,9 +53,9 @@ describe('group order (G3, G4, G5, G7)', () => {
     }, 20_000);
 
   const headsOf = async (lockId: number) =>
-    (
-      await admin.query<{ id: string }>(`SELECT id::text FROM actions WHERE lock_id = $1 AND holds_group AND is_head ORDER BY actions.id`, [lockId])
-    ).rows.map((r) => r.id);
+    (await admin.query<{ id: string }>(`SELECT id::text FROM actions WHERE lock_id = $1 AND holds_group AND is_head ORDER BY actions.id`, [lockId])).rows.map(
+      (r) => r.id,
+    );
 
   const smallestHolding = async (lockId: number) =>
     (await admin.query<{ id: string | null }>(`SELECT min(id)::text AS id FROM actions WHERE lock_id = $1 AND holds_group`, [lockId])).rows[0].id;
@@ -236,9 +240,7 @@ describe('group order (G3, G4, G5, G7)', () => {
       await producer.query('COMMIT');
 
       await waitFor(async () => {
-        const { rows } = await admin.query<{ n: number }>(
-          `SELECT count(*)::int AS n FROM actions WHERE lock_id BETWEEN 4201 AND 4205 AND status <> 'done'`,
-        );
+        const { rows } = await admin.query<{ n: number }>(`SELECT count(*)::int AS n FROM actions WHERE lock_id BETWEEN 4201 AND 4205 AND status <> 'done'`);
         return rows[0].n === 0;
       }, 30_000);
 
@@ -312,10 +314,7 @@ describe('group order (G3, G4, G5, G7)', () => {
       const res = await request(url)
         .post('/actions/batch')
         .send({
-          actions: [
-            failing('4303', { payload: { failAttempts: 1, durationMs: 0 } }),
-            { type: 'instance.update', lockId: '4303', payload: { durationMs: 0 } },
-          ],
+          actions: [failing('4303', { payload: { failAttempts: 1, durationMs: 0 } }), { type: 'instance.update', lockId: '4303', payload: { durationMs: 0 } }],
         })
         .expect(201);
       const [fail, next] = res.body.actions.map((a: { id: string }) => a.id);

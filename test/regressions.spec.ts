@@ -87,7 +87,11 @@ describe('regressions from the break-it review', () => {
   it.each([
     ['a lone surrogate in the payload', '{"type":"instance.create","payload":{"a":"\\ud800"}}', /payload\.a contains an unpaired UTF-16 surrogate/],
     ['a lone surrogate in a batch item', '{"actions":[{"type":"instance.create","payload":{"\\udc00":1}}]}', /actions\.0\.payload has a key with an unpaired/],
-    ['a lone surrogate in the idempotency key', '{"type":"instance.create","idempotencyKey":"\\ud800"}', /idempotencyKey contains an unpaired UTF-16 surrogate/],
+    [
+      'a lone surrogate in the idempotency key',
+      '{"type":"instance.create","idempotencyKey":"\\ud800"}',
+      /idempotencyKey contains an unpaired UTF-16 surrogate/,
+    ],
     ['a payload nested 1 500 levels deep', `{"type":"instance.create","payload":{"a":${'['.repeat(1500)}${']'.repeat(1500)}}}`, /nested deeper than 64 levels/],
     ['a number beyond float range', '{"type":"instance.create","payload":{"n":1e400}}', /payload\.n must be a finite number/],
     ['a "constructor" field', '{"type":"instance.create","constructor":{}}', /property constructor should not exist/],
@@ -124,7 +128,10 @@ describe('regressions from the break-it review', () => {
     await producer.query(`INSERT INTO actions (lock_id, type, payload) VALUES (9100, 'instance.update', '{"durationMs": 0}')`);
     const started = Date.now();
     // The other three finish at their own pace...
-    await waitFor(async () => (await sql.query(`SELECT count(*)::int AS n FROM actions WHERE id = ANY($1) AND status = 'done'`, [ids.slice(1)])).rows[0].n === 3, 5_000);
+    await waitFor(
+      async () => (await sql.query(`SELECT count(*)::int AS n FROM actions WHERE id = ANY($1) AND status = 'done'`, [ids.slice(1)])).rows[0].n === 3,
+      5_000,
+    );
     expect(Date.now() - started).toBeLessThan(3_000);
     // ...while the head of 9100 waits for the producer to commit.
     await new Promise((r) => setTimeout(r, 500));

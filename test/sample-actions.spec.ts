@@ -27,9 +27,7 @@ describe('the four sample actions of the original problem', () => {
     const actions = seed.actions.map((a) => ({ ...a, payload: { ...a.payload, durationMs: 300 } }));
     const res = await request(url).post('/actions/batch').send({ actions }).expect(201);
     const ids: string[] = res.body.actions.map((a: { id: string }) => a.id);
-    expect(res.body.actions.map((a: { type: string; lockId: string }) => `${a.lockId}:${a.type}`)).toEqual(
-      seed.actions.map((a) => `${a.lockId}:${a.type}`),
-    );
+    expect(res.body.actions.map((a: { type: string; lockId: string }) => `${a.lockId}:${a.type}`)).toEqual(seed.actions.map((a) => `${a.lockId}:${a.type}`));
 
     const done = await waitFor(async () => {
       const all = await Promise.all(ids.map((id) => request(url).get(`/actions/${id}`)));

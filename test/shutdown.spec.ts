@@ -23,7 +23,11 @@ class QuickUpdate extends ActionHandlerHost {
 class QuickHandlersModule {}
 
 async function insert(c: Client, lockId: number | null, type: string, payload: object): Promise<string> {
-  const { rows } = await c.query<{ id: string }>(`INSERT INTO actions (lock_id, type, payload) VALUES ($1, $2, $3) RETURNING id::text`, [lockId, type, payload]);
+  const { rows } = await c.query<{ id: string }>(`INSERT INTO actions (lock_id, type, payload) VALUES ($1, $2, $3) RETURNING id::text`, [
+    lockId,
+    type,
+    payload,
+  ]);
   return rows[0].id;
 }
 
@@ -108,10 +112,16 @@ describe('shutdown, restart, outage and bad input with real processes', () => {
        SELECT 1000 + (g % 20), 'instance.update', jsonb_build_object('instanceId', g, 'durationMs', 20 + g % 30)
        FROM generate_series(1, 400) g ORDER BY g % 20, g`,
     );
-    await waitFor(async () => {
-      const { rows } = await c.query(`SELECT count(*) FILTER (WHERE status = 'done')::int AS done, count(*) FILTER (WHERE status = 'running')::int AS running FROM actions WHERE lock_id BETWEEN 1000 AND 1019`);
-      return rows[0].done >= 50 && rows[0].running >= 5 ? rows[0] : null;
-    }, 20_000, 5);
+    await waitFor(
+      async () => {
+        const { rows } = await c.query(
+          `SELECT count(*) FILTER (WHERE status = 'done')::int AS done, count(*) FILTER (WHERE status = 'running')::int AS running FROM actions WHERE lock_id BETWEEN 1000 AND 1019`,
+        );
+        return rows[0].done >= 50 && rows[0].running >= 5 ? rows[0] : null;
+      },
+      20_000,
+      5,
+    );
     await svc.kill();
     const { rows: orphaned } = await c.query(`SELECT count(*)::int AS n FROM actions WHERE status = 'running' AND lock_id BETWEEN 1000 AND 1019`);
     expect(orphaned[0].n).toBeGreaterThan(0);
@@ -141,10 +151,14 @@ describe('shutdown, restart, outage and bad input with real processes', () => {
        SELECT 2000 + (g % 10), 'instance.update', jsonb_build_object('instanceId', g, 'durationMs', 30)
        FROM generate_series(1, 200) g ORDER BY g % 10, g`,
     );
-    await waitFor(async () => {
-      const { rows } = await c.query(`SELECT count(*)::int AS n FROM actions WHERE status = 'done' AND lock_id BETWEEN 2000 AND 2009`);
-      return rows[0].n >= 20;
-    }, 20_000, 10);
+    await waitFor(
+      async () => {
+        const { rows } = await c.query(`SELECT count(*)::int AS n FROM actions WHERE status = 'done' AND lock_id BETWEEN 2000 AND 2009`);
+        return rows[0].n >= 20;
+      },
+      20_000,
+      10,
+    );
     const myPid = (await c.query(`SELECT pg_backend_pid() AS pid`)).rows[0].pid;
     const listenPids = async () =>
       (await c.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query ILIKE 'LISTEN%'`)).rows.map((r) => r.pid);
@@ -155,14 +169,22 @@ describe('shutdown, restart, outage and bad input with real processes', () => {
 
     await waitFor(async () => (await fetch(`${svc.url}/health`).catch(() => null))?.status === 200, 20_000, 100);
     // The LISTEN connection is back (a fresh backend listening on the channel).
-    await waitFor(async () => {
-      const pids = await listenPids();
-      return pids.length === 1 && pids[0] !== oldListenPid;
-    }, 20_000, 100);
-    await waitFor(async () => {
-      const { rows } = await c.query(`SELECT count(*)::int AS n FROM actions WHERE status <> 'done' AND lock_id BETWEEN 2000 AND 2009`);
-      return rows[0].n === 0;
-    }, 40_000, 100);
+    await waitFor(
+      async () => {
+        const pids = await listenPids();
+        return pids.length === 1 && pids[0] !== oldListenPid;
+      },
+      20_000,
+      100,
+    );
+    await waitFor(
+      async () => {
+        const { rows } = await c.query(`SELECT count(*)::int AS n FROM actions WHERE status <> 'done' AND lock_id BETWEEN 2000 AND 2009`);
+        return rows[0].n === 0;
+      },
+      40_000,
+      100,
+    );
     // A new plain insert is picked up by notification, far sooner than the 60 s poll.
     await sleep(300);
     const t0 = Date.now();
@@ -262,10 +284,14 @@ describe('shutdown, restart, outage and bad input with real processes', () => {
     const after = Number((await c.query(`SELECT count(*) AS n FROM actions`)).rows[0].n);
     const edgeAccepted = statuses.filter((s) => s.req.edge && (s.status === 201 || s.status === 200)).length;
     expect(after - before).toBe(accepted + edgeAccepted - statuses.filter((s) => s.req.edge && s.status === 200).length);
-    await waitFor(async () => {
-      const { rows } = await c.query(`SELECT count(*)::int AS n FROM actions WHERE status <> 'done' AND lock_id BETWEEN 3000 AND 3033`);
-      return rows[0].n === 0;
-    }, 30_000, 100);
+    await waitFor(
+      async () => {
+        const { rows } = await c.query(`SELECT count(*)::int AS n FROM actions WHERE status <> 'done' AND lock_id BETWEEN 3000 AND 3033`);
+        return rows[0].n === 0;
+      },
+      30_000,
+      100,
+    );
     const report = await checkQueueTrace(c);
     expect(report.orderViolations).toEqual([]);
     expect(report.doneRowsNotOne).toEqual([]);
@@ -273,6 +299,8 @@ describe('shutdown, restart, outage and bad input with real processes', () => {
     const byStatus: Record<number, number> = {};
     for (const s of statuses) byStatus[s.status] = (byStatus[s.status] ?? 0) + 1;
     const edgeOutcome = [...new Set(statuses.filter((s) => s.req.edge).map((s) => `${s.req.label}: ${s.status}`))];
-    console.log(`bad input: ${bad.length} malformed + ${valid.length} valid + ${edge.length} edge requests, statuses ${JSON.stringify(byStatus)}; edge: ${edgeOutcome.join(', ')}`);
+    console.log(
+      `bad input: ${bad.length} malformed + ${valid.length} valid + ${edge.length} edge requests, statuses ${JSON.stringify(byStatus)}; edge: ${edgeOutcome.join(', ')}`,
+    );
   });
 });

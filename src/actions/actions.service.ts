@@ -46,7 +46,8 @@ function compareLockIds(a: string | null, b: string | null): number {
   if (a === b) return 0;
   if (a === null) return 1;
   if (b === null) return -1;
-  const x = BigInt(a), y = BigInt(b);
+  const x = BigInt(a),
+    y = BigInt(b);
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
@@ -194,13 +195,7 @@ export class ActionsService {
   async list(query: ListActionsQuery): Promise<{ items: ActionResource[]; nextCursor: string | null }> {
     const limit = query.limit ?? 50;
     const sql = query.lockId === undefined ? LIST_ACTIONS_SQL : LIST_GROUP_ACTIONS_SQL;
-    const rows: ActionRow[] = await this.dataSource.query(sql, [
-      query.status ?? null,
-      query.lockId ?? null,
-      query.type ?? null,
-      query.after ?? '0',
-      limit,
-    ]);
+    const rows: ActionRow[] = await this.dataSource.query(sql, [query.status ?? null, query.lockId ?? null, query.type ?? null, query.after ?? '0', limit]);
     return { items: rows.map(toActionResource), nextCursor: rows.length === limit ? rows[rows.length - 1].id : null };
   }
 
@@ -337,6 +332,8 @@ export class ActionsService {
   private async stateConflict(id: string, verb: string, allowed: string): Promise<Error> {
     const [row]: ActionRow[] = await this.dataSource.query(SELECT_ACTION_SQL, [id]);
     if (!row) return new NotFoundException(`action ${id} not found`);
-    return new ConflictException(`cannot ${verb} action ${id}: it is ${row.status}${row.status === 'failed' ? ` (policy ${row.on_failure})` : ''}; allowed from ${allowed}`);
+    return new ConflictException(
+      `cannot ${verb} action ${id}: it is ${row.status}${row.status === 'failed' ? ` (policy ${row.on_failure})` : ''}; allowed from ${allowed}`,
+    );
   }
 }

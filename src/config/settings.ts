@@ -8,8 +8,7 @@ const toBoolean = ({ value }: { value: unknown }): unknown => {
   if (['false', '0', 'no', 'off'].includes(v)) return false;
   return value;
 };
-const toInteger = ({ value }: { value: unknown }): unknown =>
-  typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value.trim()) : value;
+const toInteger = ({ value }: { value: unknown }): unknown => (typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value.trim()) : value);
 
 /**
  * Every setting of the service, read from the environment and validated once at
@@ -20,100 +19,156 @@ const toInteger = ({ value }: { value: unknown }): unknown =>
  */
 export class Settings {
   /** PostgreSQL URL. Unset: an embedded PostgreSQL under EMBEDDED_PG_DIR. */
-  @IsOptional() @IsString() @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_URL must start with postgres:// or postgresql://' })
+  @IsOptional()
+  @IsString()
+  @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_URL must start with postgres:// or postgresql://' })
   DATABASE_URL?: string;
 
   /** Data folder of the embedded PostgreSQL (only without DATABASE_URL). */
-  @IsString() @MinLength(1)
+  @IsString()
+  @MinLength(1)
   EMBEDDED_PG_DIR = '.data/postgres';
 
   /** Port of the embedded PostgreSQL; not 5432, so it never clashes with a system server. */
-  @Transform(toInteger) @IsInt() @Min(1024) @Max(65535)
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1024)
+  @Max(65535)
   EMBEDDED_PG_PORT = 54329;
 
   /** HTTP port. */
-  @Transform(toInteger) @IsInt() @Min(0) @Max(65535)
+  @Transform(toInteger)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
   PORT = 3000;
 
   /** Address the HTTP server binds to. Default loopback only; containers set 0.0.0.0. */
-  @IsString() @Matches(/^[0-9a-fA-F.:]+$|^localhost$/, { message: 'HOST must be an IP address (e.g. 127.0.0.1, 0.0.0.0, ::) or localhost' })
+  @IsString()
+  @Matches(/^[0-9a-fA-F.:]+$|^localhost$/, { message: 'HOST must be an IP address (e.g. 127.0.0.1, 0.0.0.0, ::) or localhost' })
   HOST = '127.0.0.1';
 
   /** Whether this instance claims and runs actions. false: API only. */
-  @Transform(toBoolean) @IsBoolean()
+  @Transform(toBoolean)
+  @IsBoolean()
   WORKER_ENABLED = true;
 
   /** Whether this instance serves the REST API. false: worker only (health and metrics stay). */
-  @Transform(toBoolean) @IsBoolean()
+  @Transform(toBoolean)
+  @IsBoolean()
   API_ENABLED = true;
 
   /** Actions one instance runs at once. */
-  @Transform(toInteger) @IsInt() @Min(1) @Max(1000)
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
   WORKER_CONCURRENCY = 16;
 
   /** Safety-net poll interval (ms); LISTEN/NOTIFY wakes workers sooner. */
-  @Transform(toInteger) @IsInt() @Min(10) @Max(600_000)
+  @Transform(toInteger)
+  @IsInt()
+  @Min(10)
+  @Max(600_000)
   WORKER_POLL_INTERVAL_MS = 1000;
 
   /** Lease length (ms). Heartbeats extend it every third of it. */
-  @Transform(toInteger) @IsInt() @Min(100) @Max(86_400_000)
+  @Transform(toInteger)
+  @IsInt()
+  @Min(100)
+  @Max(86_400_000)
   LEASE_MS = 30_000;
 
   /** How often expired leases are reaped (ms). */
-  @Transform(toInteger) @IsInt() @Min(50) @Max(3_600_000)
+  @Transform(toInteger)
+  @IsInt()
+  @Min(50)
+  @Max(3_600_000)
   REAPER_INTERVAL_MS = 5_000;
 
   /**
    * Retry backoff base (ms) for handlers whose options give no `backoffBaseMs`:
    * the delay after failed attempt n is uniform in [0, min(cap, base * 2^(n-1))].
    */
-  @Transform(toInteger) @IsInt() @Min(0) @Max(3_600_000)
+  @Transform(toInteger)
+  @IsInt()
+  @Min(0)
+  @Max(3_600_000)
   RETRY_BACKOFF_BASE_MS = 1_000;
 
   /** Retry backoff cap (ms) for handlers whose options give no `backoffCapMs`. */
-  @Transform(toInteger) @IsInt() @Min(0) @Max(86_400_000)
+  @Transform(toInteger)
+  @IsInt()
+  @Min(0)
+  @Max(86_400_000)
   RETRY_BACKOFF_CAP_MS = 60_000;
 
   /** maxAttempts of an action enqueued through the API without one. */
-  @Transform(toInteger) @IsInt() @Min(1) @Max(100)
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  @Max(100)
   DEFAULT_MAX_ATTEMPTS = 5;
 
   /** On SIGTERM, how long running handlers may finish before they are aborted (ms). */
-  @Transform(toInteger) @IsInt() @Min(0) @Max(3_600_000)
+  @Transform(toInteger)
+  @IsInt()
+  @Min(0)
+  @Max(3_600_000)
   SHUTDOWN_TIMEOUT_MS = 10_000;
 
   /** Days finished actions and their trace are kept; 0 keeps everything. */
-  @Transform(toInteger) @IsInt() @Min(0) @Max(36_500)
+  @Transform(toInteger)
+  @IsInt()
+  @Min(0)
+  @Max(36_500)
   RETENTION_DAYS = 0;
 
   /** How often the retention job runs (ms), when RETENTION_DAYS > 0. */
-  @Transform(toInteger) @IsInt() @Min(1_000) @Max(86_400_000)
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1_000)
+  @Max(86_400_000)
   RETENTION_INTERVAL_MS = 3_600_000;
 
   /** Comma-separated origins allowed by CORS (e.g. `https://a.example,https://b.example`). Unset: CORS off. */
-  @IsOptional() @IsString() @Matches(/^(\*|https?:\/\/[^\s,]+(\s*,\s*https?:\/\/[^\s,]+)*)$/, {
+  @IsOptional()
+  @IsString()
+  @Matches(/^(\*|https?:\/\/[^\s,]+(\s*,\s*https?:\/\/[^\s,]+)*)$/, {
     message: 'CORS_ORIGINS must be * or a comma-separated list of http(s) origins',
   })
   CORS_ORIGINS?: string;
 
   /** When set, every route but /health requires `Authorization: Bearer <key>` or `x-api-key`. */
-  @IsOptional() @IsString() @MinLength(16, { message: 'API_KEY must be at least 16 characters' })
+  @IsOptional()
+  @IsString()
+  @MinLength(16, { message: 'API_KEY must be at least 16 characters' })
   API_KEY?: string;
 
   /** Whether the demo handlers instance.create/update/delete are registered. */
-  @Transform(toBoolean) @IsBoolean()
+  @Transform(toBoolean)
+  @IsBoolean()
   DEMO_HANDLERS = true;
 
   /** Connections in this instance's pool. */
-  @Transform(toInteger) @IsInt() @Min(2) @Max(500)
+  @Transform(toInteger)
+  @IsInt()
+  @Min(2)
+  @Max(500)
   DB_POOL_SIZE = 10;
 
   /** Largest accepted request body (bytes); beyond it 413. */
-  @Transform(toInteger) @IsInt() @Min(1024) @Max(100 * 1024 * 1024)
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1024)
+  @Max(100 * 1024 * 1024)
   BODY_LIMIT_BYTES = 5 * 1024 * 1024;
 
   /** Largest accepted payload of one action, serialized (bytes). */
-  @Transform(toInteger) @IsInt() @Min(16) @Max(10 * 1024 * 1024)
+  @Transform(toInteger)
+  @IsInt()
+  @Min(16)
+  @Max(10 * 1024 * 1024)
   MAX_PAYLOAD_BYTES = 64 * 1024;
 
   /** Log level. */
@@ -121,13 +176,20 @@ export class Settings {
   LOG_LEVEL = 'info';
 
   /** Identifies this instance in leases and the trace. Default: host-pid-random. */
-  @IsOptional() @IsString() @MinLength(1) @MaxLength(200)
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
   WORKER_ID?: string;
 }
 
 /** Names of all settings (optional ones included), for documentation and deployment checks. */
 export const SETTING_NAMES: string[] = [
-  ...new Set(getMetadataStorage().getTargetValidationMetadatas(Settings, '', true, false).map((m) => m.propertyName)),
+  ...new Set(
+    getMetadataStorage()
+      .getTargetValidationMetadatas(Settings, '', true, false)
+      .map((m) => m.propertyName),
+  ),
 ];
 
 /** Settings whose value is never echoed in an error (secrets, or URLs that may hold a password). */

@@ -143,7 +143,11 @@ export async function startEmbeddedPostgres(settings: Settings, logger: LoggerSe
       try {
         await pgCtl(bin, runAs, ['start', '-D', dataDir, '-l', logFile, '-w', '-t', '60', '-s', '-o', opts]);
       } catch (error) {
-        throw new Error(`embedded PostgreSQL did not start: ${(error as Error).message}\n${await tail(logFile)}`);
+        const log = await tail(logFile, 5);
+        const portHint = /Address already in use|could not bind/i.test(log)
+          ? ` Port ${port} is taken: set EMBEDDED_PG_PORT to a free port (or DATABASE_URL to use another server).`
+          : ` Server log: ${logFile}`;
+        throw new Error(`pg_ctl start failed (${(error as Error).message.split('\n')[0]}).${portHint}\n${log}`);
       }
       started = true;
       await fs.rm(join(dataDir, LEGACY_OWNER_FILE), { force: true });

@@ -49,5 +49,10 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
  * the API key like every route but the health checks.
  */
 export function setupOpenApi(app: INestApplication): void {
+  // The UI's assets are linked relative to /docs; /docs/ would resolve them under /docs/docs/.
+  app.use(`/${DOCS_PATH}/`, (req: { originalUrl: string }, res: { redirect(status: number, url: string): void }, next: () => void) => {
+    if (req.originalUrl === `/${DOCS_PATH}/`) res.redirect(301, `/${DOCS_PATH}`);
+    else next();
+  });
   SwaggerModule.setup(DOCS_PATH, app, () => buildOpenApiDocument(app), { jsonDocumentUrl: `${DOCS_PATH}-json`, raw: ['json'] });
 }

@@ -5,7 +5,8 @@ import type { Response } from 'express';
 /** SQLSTATEs that mean "the database is away", not "the request is wrong": class 08, shutdowns, no slots. */
 const UNAVAILABLE_SQLSTATES = /^(08...|57P01|57P02|57P03|53300)$/;
 const UNAVAILABLE_NODE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH']);
-const UNAVAILABLE_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|connection error and is not queryable|Connection ended|terminating connection/i;
+const UNAVAILABLE_MESSAGES =
+  /Connection terminated|timeout exceeded when trying to connect|connection error and is not queryable|Connection ended|terminating connection/i;
 
 /** Whether `error` (a pg error, possibly wrapped by TypeORM) says the database cannot be reached. */
 export function isDatabaseUnavailable(error: unknown): boolean {

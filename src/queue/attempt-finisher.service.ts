@@ -111,7 +111,6 @@ export class AttemptFinisher {
     });
   }
 
-
   private async flush(workerId: string): Promise<void> {
     let delay = RETRY_BASE_MS;
     while (this.queue.length > 0) {
@@ -126,7 +125,10 @@ export class AttemptFinisher {
       const batch = this.queue.splice(0, MAX_BATCH);
       if (batch.length === 0) break;
       try {
-        const { recorded, deferred } = await this.write(workerId, batch.map((w) => w.item));
+        const { recorded, deferred } = await this.write(
+          workerId,
+          batch.map((w) => w.item),
+        );
         for (const w of batch) {
           const key = `${w.item.actionId}:${w.item.attempt}`;
           if (deferred.has(key)) this.deferLater(workerId, w);
@@ -157,23 +159,44 @@ export class AttemptFinisher {
   }
 
   private async write(workerId: string, items: AttemptToFinish[]): Promise<{ recorded: Set<string>; deferred: Set<string> }> {
-    const ids: string[] = [], attempts: number[] = [], statuses: string[] = [], results: (string | null)[] = [];
-    const errors: (string | null)[] = [], delays: number[] = [], outcomes: string[] = [];
+    const ids: string[] = [],
+      attempts: number[] = [],
+      statuses: string[] = [],
+      results: (string | null)[] = [];
+    const errors: (string | null)[] = [],
+      delays: number[] = [],
+      outcomes: string[] = [];
     for (const { actionId, attempt, end } of items) {
       ids.push(actionId);
       attempts.push(attempt);
       switch (end.kind) {
         case 'done':
-          statuses.push('done'); results.push(JSON.stringify(end.result ?? null)); errors.push(null); delays.push(0); outcomes.push('done');
+          statuses.push('done');
+          results.push(JSON.stringify(end.result ?? null));
+          errors.push(null);
+          delays.push(0);
+          outcomes.push('done');
           break;
         case 'retry':
-          statuses.push('pending'); results.push(null); errors.push(end.error); delays.push(end.delayMs); outcomes.push('error');
+          statuses.push('pending');
+          results.push(null);
+          errors.push(end.error);
+          delays.push(end.delayMs);
+          outcomes.push('error');
           break;
         case 'failed':
-          statuses.push('failed'); results.push(null); errors.push(end.error); delays.push(0); outcomes.push('error');
+          statuses.push('failed');
+          results.push(null);
+          errors.push(end.error);
+          delays.push(0);
+          outcomes.push('error');
           break;
         case 'released':
-          statuses.push('pending'); results.push(null); errors.push(end.error); delays.push(0); outcomes.push('released');
+          statuses.push('pending');
+          results.push(null);
+          errors.push(end.error);
+          delays.push(0);
+          outcomes.push('released');
           break;
       }
     }

@@ -114,9 +114,18 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     }
     this.started = true;
     const { WORKER_POLL_INTERVAL_MS, LEASE_MS, REAPER_INTERVAL_MS } = this.settings;
-    this.scheduler.addInterval('actions-poll', setInterval(() => this.pump(), WORKER_POLL_INTERVAL_MS));
-    this.scheduler.addInterval('actions-heartbeat', setInterval(() => void this.heartbeat(), Math.max(50, Math.floor(LEASE_MS / 3))));
-    this.scheduler.addInterval('actions-reaper', setInterval(() => void this.reapQuietly(), REAPER_INTERVAL_MS));
+    this.scheduler.addInterval(
+      'actions-poll',
+      setInterval(() => this.pump(), WORKER_POLL_INTERVAL_MS),
+    );
+    this.scheduler.addInterval(
+      'actions-heartbeat',
+      setInterval(() => void this.heartbeat(), Math.max(50, Math.floor(LEASE_MS / 3))),
+    );
+    this.scheduler.addInterval(
+      'actions-reaper',
+      setInterval(() => void this.reapQuietly(), REAPER_INTERVAL_MS),
+    );
     this.listener.start(() => this.pump());
     // Next heads released by our own completions come straight back to us.
     this.finisher.setHandoff({
@@ -336,7 +345,11 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     const stuck = [...this.running.values()].filter((r) => !r.finishing);
     await Promise.all(
       stuck.map((r) =>
-        this.finisher.finish(this.workerId, { actionId: r.row.id, attempt: r.row.attempts, end: { kind: 'released', error: 'handler ignored the shutdown signal' } }, r.leaseDeadline),
+        this.finisher.finish(
+          this.workerId,
+          { actionId: r.row.id, attempt: r.row.attempts, end: { kind: 'released', error: 'handler ignored the shutdown signal' } },
+          r.leaseDeadline,
+        ),
       ),
     );
   }

@@ -308,7 +308,9 @@ export function formatTraceReport(report: TraceReport, maxPerKind = 5): string {
       `${report.doneMoreThanOnce.length} done more than once, ${report.doneWithoutTrace.length} done without trace`,
   ];
   for (const v of report.orderViolations.slice(0, maxPerKind)) {
-    lines.push(`  order: group ${v.lockId}: ${t(v.attempt)} started before action ${v.blockingActionId} (${v.blockingStatus}) released the group at ${v.blockingReleasedUs ?? 'never'}`);
+    lines.push(
+      `  order: group ${v.lockId}: ${t(v.attempt)} started before action ${v.blockingActionId} (${v.blockingStatus}) released the group at ${v.blockingReleasedUs ?? 'never'}`,
+    );
   }
   for (const o of report.overlaps.slice(0, maxPerKind)) lines.push(`  overlap: group ${o.lockId}: ${t(o.first)} and ${t(o.second)}`);
   for (const l of report.lost.slice(0, maxPerKind)) lines.push(`  lost: action ${l.actionId} (group ${l.lockId}) is ${l.status}`);

@@ -64,7 +64,9 @@ export interface TraceReport {
  * `done`.
  */
 export async function checkQueueTrace(c: Client): Promise<TraceReport> {
-  const actions = await c.query<{ id: string; lock_id: string | null; status: string }>(`SELECT id::text, lock_id::text, status FROM actions ORDER BY actions.id`);
+  const actions = await c.query<{ id: string; lock_id: string | null; status: string }>(
+    `SELECT id::text, lock_id::text, status FROM actions ORDER BY actions.id`,
+  );
   const trace = await c.query<TraceRow>(
     `SELECT action_id::text, lock_id::text, attempt, worker_id, started_at, finished_at, outcome FROM action_attempts ORDER BY started_at, id`,
   );
@@ -111,7 +113,9 @@ export async function checkQueueTrace(c: Client): Promise<TraceReport> {
       if (i > 0) {
         const p = rows[i - 1];
         if (r.started_at.getTime() < p.finished_at.getTime()) {
-          report.overlaps.push(`lock ${lockId}: action ${r.action_id}#${r.attempt} started ${r.started_at.toISOString()} before action ${p.action_id}#${p.attempt} ended ${p.finished_at.toISOString()}`);
+          report.overlaps.push(
+            `lock ${lockId}: action ${r.action_id}#${r.attempt} started ${r.started_at.toISOString()} before action ${p.action_id}#${p.attempt} ended ${p.finished_at.toISOString()}`,
+          );
         }
       }
       // Every smaller id of the group must have been done before this start.

@@ -28,7 +28,12 @@ export class CreateActionDto {
   lockId?: string | null;
 
   /** JSON object handed to the handler. Default {}. */
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, example: { instanceId: 26 }, description: 'JSON object handed to the handler; default {}; at most MAX_PAYLOAD_BYTES serialized' })
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    example: { instanceId: 26 },
+    description: 'JSON object handed to the handler; default {}; at most MAX_PAYLOAD_BYTES serialized',
+  })
   @IsOptional()
   @IsObject({ message: 'payload must be a JSON object' })
   payload?: Record<string, unknown>;
