@@ -5,18 +5,18 @@ import { AttemptToFinish } from './attempt-outcome';
 import { ClaimedActionRow } from './sql/claim-actions.sql';
 import { FINISH_ATTEMPTS_SQL, FinishAttemptsRow } from './sql/finish-attempts.sql';
 
-/**
- * Who takes the actions a finishing batch hands off or claims (see
- * FINISH_ATTEMPTS_SQL): the worker's runnable types, its lease length, how many
- * slots it can fill, and a callback that starts them. `types()` returning []
- * turns hand-off and claiming off.
- */
 /** Slots reserved for one statement, and the worker's wake-up count when they were. */
 export interface SlotGrant {
   slots: number;
   wakeSeq: number;
 }
 
+/**
+ * Who takes the actions a finishing batch hands off or claims (see
+ * FINISH_ATTEMPTS_SQL): the worker's runnable types, its lease length, how many
+ * slots it can fill, and a callback that starts them. `types()` returning []
+ * turns hand-off and claiming off.
+ */
 export interface HandoffTarget {
   types(): string[];
   leaseMs: number;

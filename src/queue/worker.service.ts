@@ -61,6 +61,13 @@ interface RunningAttempt {
  * - Runs each handler outside any transaction with an AbortSignal, a timeout
  *   and a heartbeat that extends every held lease each third of `LEASE_MS`.
  * - Hands each ended attempt to the {@link AttemptFinisher} (batched, fenced).
+ *   Its statement also hands this worker the next head of every group it
+ *   released and claims for the other slots it frees, so a busy worker needs
+ *   one statement per batch. Slots promised to statements in flight are
+ *   reserved, so the worker never runs more than WORKER_CONCURRENCY at once.
+ * - A claim that finds less than it asked marks the queue idle: freed slots
+ *   then wait for the next wake-up (notification, poll, retry timer) instead
+ *   of claiming again for nothing.
  * - On shutdown: stops claiming at once, lets handlers finish up to
  *   `SHUTDOWN_TIMEOUT_MS`, then aborts them and releases their actions.
  */
