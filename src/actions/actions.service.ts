@@ -16,6 +16,7 @@ import {
   LIST_ACTIONS_SQL,
   LIST_GROUP_ACTIONS_SQL,
   LOCK_FAILED_SKIP_SQL,
+  NOTIFY_READY_SQL,
   RETRY_IN_PLACE_SQL,
   SELECT_ACTION_SQL,
   SELECT_GROUP_SQL,
@@ -217,7 +218,11 @@ export class ActionsService {
    */
   async retry(id: string): Promise<ActionResource> {
     const [inPlace] = updatedRows<ActionRow>(await this.dataSource.query(RETRY_IN_PLACE_SQL, [id]));
-    if (inPlace) return toActionResource(inPlace);
+    if (inPlace) {
+      // The head is claimable again: wake the workers now rather than at their next poll.
+      await this.dataSource.query(NOTIFY_READY_SQL);
+      return toActionResource(inPlace);
+    }
     return this.dataSource.transaction('READ COMMITTED', async (m) => {
       const [failed]: (ActionRow & { retried_as: string | null })[] = await m.query(LOCK_FAILED_SKIP_SQL, [id]);
       if (!failed) throw await this.stateConflict(id, 'retry', 'failed');

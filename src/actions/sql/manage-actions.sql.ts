@@ -64,6 +64,9 @@ SET status = 'pending', run_at = now(), finished_at = NULL, max_attempts = attem
 WHERE id = $1::bigint AND status = 'failed' AND on_failure = 'block'
 RETURNING ${ACTION_COLUMNS}`;
 
+/** Wakes the workers (the channel the triggers notify when a head becomes claimable). */
+export const NOTIFY_READY_SQL = `SELECT pg_notify('actions_ready', '')`;
+
 /** Locks a failed `skip` action for re-enqueueing, unless it was already retried. `$1::bigint` id. */
 export const LOCK_FAILED_SKIP_SQL = `
 SELECT ${ACTION_COLUMNS},
