@@ -9,6 +9,8 @@ import { FINISH_ATTEMPTS_SQL, FinishAttemptsRow } from './sql/finish-attempts.sq
 export interface SlotGrant {
   slots: number;
   wakeSeq: number;
+  /** Whether to claim beyond hand-offs (false while the queue is known to be empty). */
+  claim: boolean;
 }
 
 /**
@@ -207,7 +209,7 @@ export class AttemptFinisher {
     try {
       ({ rows } = await this.pool.query<FinishAttemptsRow>({
         ...FINISH_ATTEMPTS_SQL,
-        values: [workerId, ids, attempts, statuses, results, errors, delays, outcomes, types, handoff?.leaseMs ?? 0, grant?.slots ?? 0],
+        values: [workerId, ids, attempts, statuses, results, errors, delays, outcomes, types, handoff?.leaseMs ?? 0, grant?.claim ? grant.slots : 0],
       }));
     } catch (error) {
       if (grant) handoff!.release(grant, null);

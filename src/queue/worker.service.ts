@@ -138,7 +138,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     this.finisher.setHandoff({
       types: () => (this.stopping ? [] : this.types),
       leaseMs: LEASE_MS,
-      reserve: (finishing) => ({ slots: this.reserveSlots(finishing), wakeSeq: this.wakeSeq }),
+      reserve: (finishing) => ({ slots: this.reserveSlots(finishing), wakeSeq: this.wakeSeq, claim: !this.idle }),
       release: (grant, claimed) => {
         this.reserved -= grant.slots;
         if (claimed !== null) this.noteClaimed(grant.slots, claimed, grant.wakeSeq);

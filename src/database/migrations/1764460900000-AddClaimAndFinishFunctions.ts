@@ -85,7 +85,6 @@ export class AddClaimAndFinishFunctions1764460900000 implements MigrationInterfa
         v_attempts int[];
         v_released bigint[];
         v_handed   int := 0;
-        v_locked   bigint[];
         v_deferred bigint[];
       BEGIN
         -- Lock the groups this batch releases (a head that ends done, or failed
@@ -96,24 +95,22 @@ export class AddClaimAndFinishFunctions1764460900000 implements MigrationInterfa
         -- holds right now (an open transaction that enqueued into it) must not
         -- stall the rest of the batch; its completion is deferred and the
         -- worker sends it again shortly.
-        SELECT coalesce(array_agg(l.lock_id), '{}') INTO v_locked
-        FROM (
+        WITH releasing AS MATERIALIZED (
+          SELECT a.id, a.lock_id
+          FROM actions AS a
+          JOIN unnest(p_ids, p_next_status) AS t(id, next_status) ON a.id = t.id
+          WHERE a.lock_id IS NOT NULL AND a.lease_owner = p_worker
+            AND (t.next_status = 'done' OR (t.next_status = 'failed' AND a.on_failure = 'skip'))
+        ),
+        locked AS MATERIALIZED (
           SELECT g.lock_id FROM action_groups AS g
-          WHERE g.lock_id IN (
-            SELECT a.lock_id
-            FROM actions AS a
-            JOIN unnest(p_ids, p_next_status) AS t(id, next_status) ON a.id = t.id
-            WHERE a.lock_id IS NOT NULL AND a.lease_owner = p_worker
-              AND (t.next_status = 'done' OR (t.next_status = 'failed' AND a.on_failure = 'skip')))
+          WHERE g.lock_id IN (SELECT r.lock_id FROM releasing AS r)
           ORDER BY g.lock_id
           FOR UPDATE SKIP LOCKED
-        ) AS l;
-        SELECT coalesce(array_agg(a.id), '{}') INTO v_deferred
-        FROM actions AS a
-        JOIN unnest(p_ids, p_next_status) AS t(id, next_status) ON a.id = t.id
-        WHERE a.lock_id IS NOT NULL AND a.lease_owner = p_worker
-          AND (t.next_status = 'done' OR (t.next_status = 'failed' AND a.on_failure = 'skip'))
-          AND a.lock_id <> ALL(v_locked);
+        )
+        SELECT coalesce(array_agg(r.id), '{}') INTO v_deferred
+        FROM releasing AS r
+        WHERE r.lock_id NOT IN (SELECT l.lock_id FROM locked AS l);
         -- Ask the release trigger (aq_promote_groups) to hand each new head to
         -- this worker in the same UPDATE that promotes it. Transaction-local,
         -- and cleared again below.
@@ -164,10 +161,12 @@ export class AddClaimAndFinishFunctions1764460900000 implements MigrationInterfa
         RETURN QUERY SELECT 'finished'::text, f.id, f.attempt, NULL::bigint, NULL::text, NULL::jsonb,
                             NULL::int, NULL::text, NULL::timestamptz, NULL::text
                      FROM unnest(v_ids, v_attempts) AS f(id, attempt);
-        RETURN QUERY SELECT 'deferred'::text, d.id, d.attempt, NULL::bigint, NULL::text, NULL::jsonb,
-                            NULL::int, NULL::text, NULL::timestamptz, NULL::text
-                     FROM unnest(p_ids, p_attempts) AS d(id, attempt)
-                     WHERE d.id = ANY(v_deferred);
+        IF cardinality(v_deferred) > 0 THEN
+          RETURN QUERY SELECT 'deferred'::text, d.id, d.attempt, NULL::bigint, NULL::text, NULL::jsonb,
+                              NULL::int, NULL::text, NULL::timestamptz, NULL::text
+                       FROM unnest(p_ids, p_attempts) AS d(id, attempt)
+                       WHERE d.id = ANY(v_deferred);
+        END IF;
 
         PERFORM set_config('aq.handoff_worker', '', true);
 
