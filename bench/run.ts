@@ -6,7 +6,7 @@ import { Client } from 'pg';
 import { CLAIM_ACTIONS_SQL, CLAIM_STATEMENT_SQL } from '../src/queue/sql/claim-actions.sql';
 import { createMigratedDatabase, dropDatabase, withClient } from './bench-database';
 import { checkTrace, formatTraceReport, TraceReport } from '../src/testing/trace-checker';
-import { startBenchService } from './service-process';
+import { ServiceProcess, startServiceProcess } from '../src/testing/service-process';
 
 /**
  * The benchmark: `npm run bench` (full) or `npm run bench -- --quick`.
@@ -107,6 +107,16 @@ async function baseline(): Promise<{ one: number; sixteen: number; tool: string 
   } finally {
     await dropDatabase(name);
   }
+}
+
+/**
+ * The service for one scenario, as its own process, with its memory sampled.
+ * It runs with the same V8 flag as `npm start` (a larger young generation);
+ * BENCH_NODE_ARGS replaces it, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
+ */
+function startBenchService(databaseUrl: string, env: Record<string, string>): Promise<ServiceProcess> {
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '--max-semi-space-size=32').split(' ').filter(Boolean);
+  return startServiceProcess({ env: { LOG_LEVEL: 'warn', DEMO_HANDLERS: 'true', ...env, DATABASE_URL: databaseUrl }, nodeArgs, sampleRss: true });
 }
 
 /** Groups of an enqueue: how many actions and the lock id expression over i = 1..n. */

@@ -12,18 +12,16 @@
  * Exit code 0 only when the verdict is clean (no order violation, no overlap
  * within a group, nothing lost, nothing executed twice).
  */
-import { ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { loadSettings } from '../src/config/settings';
 import { EmbeddedPostgresHandle, startEmbeddedPostgres } from '../src/database/embedded-postgres';
+import { ServiceProcess, startServiceProcess } from '../src/testing/service-process';
 import { DemoAction, interleavedBatches, lifecycleWorkload } from './demo-workload';
 import { groupByLockId, readTrace, renderTimeline, verifyTrace } from './demo-trace';
 
 const ROOT = join(__dirname, '..', '..');
-const MAIN = join(ROOT, 'dist', 'src', 'main.js');
 const SEED_FILE = join(ROOT, 'examples', 'seed-actions.json');
 const INSTANCES = 300;
 const FIRST_LOCK_ID = 1000;
@@ -46,11 +44,12 @@ async function main(): Promise<number> {
   process.once('SIGINT', () => void cleanup().then(() => process.exit(130)));
   try {
     const databaseUrl = await prepareDatabase(settings, cleanups);
-    const port = await freePort();
-    console.log(`Service: node dist/src/main.js on 127.0.0.1:${port} (worker concurrency ${settings.WORKER_CONCURRENCY})`);
-    const service = await startService(databaseUrl, port);
+    const service = await startServiceProcess({
+      env: { LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', DATABASE_URL: databaseUrl, DEMO_HANDLERS: 'true' },
+    });
+    console.log(`Service: node dist/src/main.js on 127.0.0.1:${service.port} (worker concurrency ${settings.WORKER_CONCURRENCY})`);
     cleanups.push(() => stopService(service));
-    const baseUrl = `http://127.0.0.1:${port}`;
+    const baseUrl = service.url;
 
     const seed = (JSON.parse(readFileSync(SEED_FILE, 'utf8')) as { actions: DemoAction[] }).actions;
     const groups = lifecycleWorkload(INSTANCES, FIRST_LOCK_ID);
@@ -119,53 +118,8 @@ async function prepareDatabase(settings: ReturnType<typeof loadSettings>, cleanu
   return url.toString();
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-interface Service {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<number | string>;
-}
-
-async function startService(databaseUrl: string, port: number): Promise<Service> {
-  let out = '';
-  const child = spawn(process.execPath, [MAIN], {
-    env: { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', DATABASE_URL: databaseUrl, PORT: String(port), DEMO_HANDLERS: 'true' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (out += d));
-  const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
-  let dead = false;
-  void exited.then(() => (dead = true));
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (dead) throw new Error(`the service exited during start-up:\n${out}`);
-    const ok = await fetch(`http://127.0.0.1:${port}/health`).then(
-      (r) => r.status === 200,
-      () => false,
-    );
-    if (ok) return { child, output: () => out, exited };
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`the service did not become healthy within 30 s:\n${out}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-async function stopService(service: Service): Promise<void> {
-  service.child.kill('SIGTERM');
-  const code = await Promise.race([service.exited, new Promise((r) => setTimeout(() => r('timeout'), 20_000))]);
+async function stopService(service: ServiceProcess): Promise<void> {
+  const code = await Promise.race([service.stop(), new Promise((r) => setTimeout(() => r('timeout'), 20_000))]);
   if (code === 'timeout') service.child.kill('SIGKILL');
   if (code !== 0) console.error(`service exited with ${String(code)}:\n${service.output()}`);
 }

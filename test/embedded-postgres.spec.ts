@@ -1,22 +1,7 @@
-import { ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-
-const MAIN = join(__dirname, '..', 'dist', 'src', 'main.js');
-
-/** A free TCP port on 127.0.0.1 (the OS picks it). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+import { freePort, ServiceProcess, startServiceProcess } from '../src/testing/service-process';
 
 /** Alive and not a zombie (an init that reaps late leaves a stopped postmaster as a zombie for a while). */
 function isRunning(pid: number): boolean {
@@ -33,42 +18,18 @@ function isRunning(pid: number): boolean {
   }
 }
 
-interface Instance {
-  child: ChildProcess;
-  url: string;
-  output(): string;
-  exited: Promise<number | string>;
-}
+type Instance = ServiceProcess;
 
-/** `node dist/src/main.js` with the embedded PostgreSQL (no DATABASE_URL). */
-async function launch(dataDir: string, pgPort: number): Promise<Instance> {
-  const port = await freePort();
-  const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'warn', EMBEDDED_PG_DIR: dataDir, EMBEDDED_PG_PORT: String(pgPort), PORT: String(port) };
-  delete env.DATABASE_URL;
-  let out = '';
-  const child = spawn(process.execPath, [MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (out += d));
-  const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
-  return { child, url: `http://127.0.0.1:${port}`, output: () => out, exited };
+/** `node dist/src/main.js` with the embedded PostgreSQL (no DATABASE_URL); not yet healthy. */
+function launch(dataDir: string, pgPort: number): Promise<Instance> {
+  return startServiceProcess({
+    env: { LOG_LEVEL: 'warn', EMBEDDED_PG_DIR: dataDir, EMBEDDED_PG_PORT: String(pgPort), DATABASE_URL: undefined },
+    healthyWithinMs: 0,
+  });
 }
 
 /** Waits until `/health` answers 200; fails with the process output if it exits or takes over 30 s. */
-async function healthy(instance: Instance): Promise<void> {
-  let dead = false;
-  void instance.exited.then(() => (dead = true));
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (dead) throw new Error(`service exited during start-up:\n${instance.output()}`);
-    try {
-      if ((await fetch(`${instance.url}/health`)).status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`service not healthy within 30 s:\n${instance.output()}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const healthy = (instance: Instance): Promise<void> => instance.healthy(30_000);
 
 function postmasterPid(dataDir: string): number | null {
   try {

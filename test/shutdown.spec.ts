@@ -1,7 +1,8 @@
 import { INestApplication, Module } from '@nestjs/common';
 import { Client } from 'pg';
 import { ActionContext, ActionHandler, ActionHandlerHost, QueuedAction } from '../src/handlers';
-import { checkQueueTrace, connect, sleep, terminateBackends } from './support/failure-helpers';
+import { checkTrace } from '../src/testing/trace-checker';
+import { connect, sleep, terminateBackends } from './support/failure-helpers';
 import { ServiceProcess, startServiceProcess } from './support/service-process';
 import { startTestApp, waitFor } from './support/test-app';
 import { createTestDatabase, TestDatabase } from './support/test-database';
@@ -83,7 +84,7 @@ describe('shutdown, restart, outage and bad input with real processes', () => {
     expect(await actionRow(c, long)).toMatchObject({ status: 'done', attempts: 2 });
     expect(await outcomes(c, long)).toEqual(['released', 'done']);
     expect(await outcomes(c, next)).toEqual(['done']);
-    const report = await checkQueueTrace(c);
+    const report = await checkTrace(c, { expectDone: 'none' });
     expect(report.orderViolations).toEqual([]);
     expect(report.overlaps).toEqual([]);
     await other.app.close();
@@ -134,9 +135,9 @@ describe('shutdown, restart, outage and bad input with real processes', () => {
     }, 60_000);
     const { rows: expired } = await c.query(`SELECT count(*)::int AS n FROM action_attempts WHERE outcome = 'lease_expired' AND lock_id BETWEEN 1000 AND 1019`);
     expect(expired[0].n).toBe(orphaned[0].n);
-    const report = await checkQueueTrace(c);
-    expect(report.notDone).toEqual([]);
-    expect(report.doneRowsNotOne).toEqual([]);
+    const report = await checkTrace(c);
+    expect(report.lost).toEqual([]);
+    expect([...report.doneMoreThanOnce, ...report.doneWithoutTrace]).toEqual([]);
     expect(report.orderViolations).toEqual([]);
     expect(report.overlaps).toEqual([]);
     expect(await svc.stop()).toBe(0);
@@ -192,8 +193,8 @@ describe('shutdown, restart, outage and bad input with real processes', () => {
     await waitFor(async () => (await actionRow(c, id)).status === 'done', 5_000, 20);
     const pickupMs = Date.now() - t0;
     expect(pickupMs).toBeLessThan(3_000);
-    const report = await checkQueueTrace(c);
-    expect(report.notDone).toEqual([]);
+    const report = await checkTrace(c);
+    expect(report.lost).toEqual([]);
     expect(report.orderViolations).toEqual([]);
     expect(report.overlaps).toEqual([]);
     expect(await svc.stop()).toBe(0);
@@ -292,9 +293,9 @@ describe('shutdown, restart, outage and bad input with real processes', () => {
       30_000,
       100,
     );
-    const report = await checkQueueTrace(c);
+    const report = await checkTrace(c, { expectDone: 'none' });
     expect(report.orderViolations).toEqual([]);
-    expect(report.doneRowsNotOne).toEqual([]);
+    expect([...report.doneMoreThanOnce, ...report.doneWithoutTrace]).toEqual([]);
     expect(await svc.stop()).toBe(0);
     const byStatus: Record<number, number> = {};
     for (const s of statuses) byStatus[s.status] = (byStatus[s.status] ?? 0) + 1;

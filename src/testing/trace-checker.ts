@@ -75,6 +75,8 @@ export interface TraceReport {
   doneWithoutTrace: DoneCountMismatch[];
   /** Attempts ending `done` per worker id. */
   doneByWorker: Record<string, number>;
+  /** Trace rows per outcome, e.g. how many executions a crash repeated (`lease_expired`). */
+  attemptsByOutcome: Record<string, number>;
   /** True when all four problem lists (and doneWithoutTrace) are empty. */
   ok: boolean;
 }
@@ -282,6 +284,9 @@ export async function checkTrace(db: Queryable | string, options: TraceCheckOpti
     else if (a.status === 'done' && doneRows.length === 0) doneWithoutTrace.push({ actionId: a.id, doneRows: 0 });
   }
 
+  const attemptsByOutcome: Record<string, number> = {};
+  for (const r of attemptRows) attemptsByOutcome[r.outcome] = (attemptsByOutcome[r.outcome] ?? 0) + 1;
+
   return {
     actionCount: actions.length,
     attemptCount: attemptRows.length,
@@ -291,6 +296,7 @@ export async function checkTrace(db: Queryable | string, options: TraceCheckOpti
     doneMoreThanOnce,
     doneWithoutTrace,
     doneByWorker,
+    attemptsByOutcome,
     ok: orderViolations.length + overlaps.length + lost.length + doneMoreThanOnce.length + doneWithoutTrace.length === 0,
   };
 }

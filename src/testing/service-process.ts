@@ -1,0 +1,130 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { AddressInfo, createServer } from 'node:net';
+import { join, sep } from 'node:path';
+
+/**
+ * The compiled entry point: `dist/src/main.js`. This file runs either compiled
+ * (dist/src/testing/, from the benchmark and the demo) or through ts-jest
+ * (src/testing/, from the tests).
+ */
+const MAIN = __dirname.includes(`${sep}dist${sep}`) ? join(__dirname, '..', 'main.js') : join(__dirname, '..', '..', 'dist', 'src', 'main.js');
+
+/** A TCP port on 127.0.0.1 that is free right now (the OS picks it). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** How to start a service process. */
+export interface ServiceProcessOptions {
+  /** Settings on top of the current environment; `undefined` removes a variable (e.g. DATABASE_URL for the embedded server). */
+  env?: Record<string, string | undefined>;
+  /** Node options before the script, e.g. `--max-semi-space-size=32` or `--cpu-prof`. */
+  nodeArgs?: string[];
+  /** HTTP port; default a free one. */
+  port?: number;
+  /** How long to wait for `/health` = 200 (ms); 0 returns without waiting. Default 30 000. */
+  healthyWithinMs?: number;
+  /** Sample the process's resident memory every 50 ms (see `peakRss`). */
+  sampleRss?: boolean;
+}
+
+/** The service running as its own OS process. */
+export interface ServiceProcess {
+  child: ChildProcess;
+  url: string;
+  port: number;
+  /** Everything the process printed. */
+  output(): string;
+  /** Resolves with the exit code (or signal name) when the process ends. */
+  exited: Promise<number | string>;
+  /** Peak resident memory seen (bytes); 0 unless `sampleRss`. */
+  peakRss(): number;
+  /** Resolves when `/health` answers 200; throws with the output if the process exits or `timeoutMs` passes. */
+  healthy(timeoutMs?: number): Promise<void>;
+  /** SIGKILL, no cleanup (a crash). */
+  kill(): Promise<void>;
+  /** SIGTERM and wait for the exit code. */
+  stop(): Promise<number | string>;
+}
+
+/**
+ * Starts `node dist/src/main.js` (build it first: `npm run build`) as a child
+ * process and, unless told otherwise, waits until it is healthy. Used by the
+ * process-level tests, the benchmark and the demo.
+ *
+ * @throws Error with the process output when it exits during start-up or is not healthy in time.
+ */
+export async function startServiceProcess(options: ServiceProcessOptions = {}): Promise<ServiceProcess> {
+  const port = options.port ?? (await freePort());
+  const env: NodeJS.ProcessEnv = { ...process.env, ...options.env, PORT: String(port) };
+  for (const [key, value] of Object.entries(options.env ?? {})) if (value === undefined) delete env[key];
+  let out = '';
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  let dead = false;
+  const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  void exited.then(() => (dead = true));
+
+  let peak = 0;
+  const sampler = options.sampleRss
+    ? setInterval(() => {
+        try {
+          const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+          if (m) peak = Math.max(peak, Number(m[1]) * 1024);
+        } catch {
+          // process gone
+        }
+      }, 50)
+    : undefined;
+  void exited.then(() => clearInterval(sampler));
+
+  const url = `http://127.0.0.1:${port}`;
+  const service: ServiceProcess = {
+    child,
+    url,
+    port,
+    output: () => out,
+    exited,
+    peakRss: () => peak,
+    healthy: async (timeoutMs = 30_000) => {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        if (dead) throw new Error(`service process exited during start-up:\n${out}`);
+        try {
+          if ((await fetch(`${url}/health`)).status === 200) return;
+        } catch {
+          // not listening yet
+        }
+        if (Date.now() > deadline) throw new Error(`service process did not become healthy within ${timeoutMs} ms:\n${out}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    },
+    kill: async () => {
+      if (!dead) child.kill('SIGKILL');
+      await exited;
+    },
+    stop: async () => {
+      if (!dead) child.kill('SIGTERM');
+      return exited;
+    },
+  };
+  const waitMs = options.healthyWithinMs ?? 30_000;
+  if (waitMs > 0) {
+    try {
+      await service.healthy(waitMs);
+    } catch (error) {
+      await service.kill();
+      throw error;
+    }
+  }
+  return service;
+}
