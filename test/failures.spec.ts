@@ -199,7 +199,7 @@ describe('failure paths in one process', () => {
         n,
       ]);
     };
-    const done = (id: string, attempt: number) => ({ actionId: id, attempt, end: { kind: 'done' as const, result: { ok: true } } });
+    const done = (id: string, attempt: number) => ({ actionId: id, attempt, end: { kind: 'done' as const, resultJson: '{"ok":true}' } });
 
     it('a completion holding the row while the reaper runs ends done, never reset', async () => {
       await enqueue(1, 10_000);

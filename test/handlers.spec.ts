@@ -18,7 +18,22 @@ class SendInvoiceHandler extends ActionHandlerHost {
   }
 }
 
-@Module({ providers: [SendInvoiceHandler] })
+/** Returns results that jsonb cannot store as they are. */
+@ActionHandler('result.odd')
+class OddResultHandler extends ActionHandlerHost {
+  async handle(action: QueuedAction) {
+    switch (action.payload.mode) {
+      case 'surrogate':
+        return { text: 'x\ud800y' };
+      case 'nul':
+        return { text: 'a\u0000b', literal: '\\u0000 stays' };
+      default:
+        return { ok: true };
+    }
+  }
+}
+
+@Module({ providers: [SendInvoiceHandler, OddResultHandler] })
 class BillingHandlersModule {}
 
 @ActionHandler('instance.create')
@@ -72,6 +87,33 @@ describe('handlers registered by users', () => {
       const mine = seen.filter((s) => s.id === ok.body.id);
       expect(mine.map((s) => s.attempt)).toEqual([1, 2, 3]);
       expect(mine.every((s) => s.workerId.length > 0 && !s.aborted)).toBe(true);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('stores odd handler results safely: NUL dropped, an unpaired surrogate fails only its own action', async () => {
+    const { app, url } = await startTestApp(db.url, { WORKER_CONCURRENCY: '8' }, [BillingHandlersModule]);
+    try {
+      const { body } = await request(url)
+        .post('/actions/batch')
+        .send({ actions: ['surrogate', 'nul', 'plain'].map((mode, i) => ({ type: 'result.odd', lockId: 700 + i, payload: { mode } })) })
+        .expect(201);
+      const [surrogate, nul, plain] = await Promise.all(
+        body.actions.map((a: { id: string }) =>
+          waitFor(async () => {
+            const r = await request(url).get(`/actions/${a.id}`);
+            return ['done', 'failed'].includes(r.body.status) ? r.body : null;
+          }),
+        ),
+      );
+      expect(surrogate.status).toBe('failed');
+      expect(surrogate.attempts).toBe(1);
+      expect(surrogate.lastError).toContain('unpaired UTF-16 surrogate');
+      expect(nul.status).toBe('done');
+      expect(nul.result).toEqual({ text: 'ab', literal: '\\u0000 stays' });
+      expect(plain.status).toBe('done');
+      expect(plain.result).toEqual({ ok: true });
     } finally {
       await app.close();
     }

@@ -135,6 +135,9 @@ describe('shutdown, restart, outage and bad input with real processes', () => {
     }, 60_000);
     const { rows: expired } = await c.query(`SELECT count(*)::int AS n FROM action_attempts WHERE outcome = 'lease_expired' AND lock_id BETWEEN 1000 AND 1019`);
     expect(expired[0].n).toBe(orphaned[0].n);
+    // The restarted instance reaped them all, and its metrics say so.
+    const metrics = await (await fetch(`${svc.url}/metrics`)).text();
+    expect(metrics).toMatch(new RegExp(`^actions_lease_expirations_total ${orphaned[0].n}$`, 'm'));
     const report = await checkTrace(c);
     expect(report.lost).toEqual([]);
     expect([...report.doneMoreThanOnce, ...report.doneWithoutTrace]).toEqual([]);

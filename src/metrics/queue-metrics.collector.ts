@@ -6,7 +6,6 @@ import { STATS_SQL } from '../actions/sql/manage-actions.sql';
 import { Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.token';
 import { PG_POOL } from '../database/pg-pool.provider';
-import { ReaperService } from '../queue/reaper.service';
 import { WorkerService } from '../queue/worker.service';
 import { MetricsRegistry } from './metrics.registry';
 
@@ -21,9 +20,9 @@ interface StatsRow {
 
 /**
  * Queue-wide gauges, refreshed on each scrape with one cheap statement
- * (STATS_SQL, the same as `GET /stats`), plus this instance's worker slots and
- * lease expirations. Queue-wide values are the same on every instance: sum the
- * counters across instances, not these gauges.
+ * (STATS_SQL, the same as `GET /stats`), plus this instance's worker slots.
+ * Queue-wide values are the same on every instance: sum the counters across
+ * instances (WorkerMetrics, EnqueueMetrics), not these gauges.
  */
 @Injectable()
 export class QueueMetricsCollector {
@@ -33,16 +32,13 @@ export class QueueMetricsCollector {
   private readonly oldestPendingAge: Gauge;
   private readonly busySlots: Gauge;
   private readonly slots: Gauge;
-  private readonly leaseExpirations: Counter;
   private readonly scrapeErrors: Counter;
-  private reapedSeen = 0;
 
   constructor(
     metrics: MetricsRegistry,
     @Inject(PG_POOL) private readonly pool: Pool,
     @Inject(SETTINGS) private readonly settings: Settings,
     private readonly worker: WorkerService,
-    private readonly reaper: ReaperService,
   ) {
     const registers = [metrics.registry];
     this.depth = new Gauge({ name: 'actions_queue_depth', help: 'Actions in the table, by status.', labelNames: ['status'], registers });
@@ -54,11 +50,6 @@ export class QueueMetricsCollector {
     });
     this.busySlots = new Gauge({ name: 'actions_worker_busy_slots', help: 'Attempts running in this instance now.', registers });
     this.slots = new Gauge({ name: 'actions_worker_slots', help: 'Attempts this instance may run at once (0: worker disabled).', registers });
-    this.leaseExpirations = new Counter({
-      name: 'actions_lease_expirations_total',
-      help: 'Expired leases reaped by this instance (the action runs again or fails).',
-      registers,
-    });
     this.scrapeErrors = new Counter({ name: 'actions_stats_query_errors_total', help: 'Scrapes whose statistics query failed.', registers });
   }
 
@@ -66,9 +57,6 @@ export class QueueMetricsCollector {
   async refresh(): Promise<void> {
     this.busySlots.set(this.worker.busySlots);
     this.slots.set(this.worker.enabled ? this.settings.WORKER_CONCURRENCY : 0);
-    const reaped = this.reaper.reapedTotal;
-    if (reaped > this.reapedSeen) this.leaseExpirations.inc(reaped - this.reapedSeen);
-    this.reapedSeen = reaped;
     try {
       const { rows } = await this.pool.query<StatsRow>({ text: STATS_SQL, query_timeout: STATS_TIMEOUT_MS } as QueryConfig);
       const row = rows[0];

@@ -174,7 +174,7 @@ export class AttemptFinisher {
       switch (end.kind) {
         case 'done':
           statuses.push('done');
-          results.push(JSON.stringify(end.result ?? null));
+          results.push(end.resultJson);
           errors.push(null);
           delays.push(0);
           outcomes.push('done');

@@ -9,9 +9,6 @@ import { CLAIM_ACTIONS_SQL, ClaimedActionRow } from './sql/claim-actions.sql';
  */
 @Injectable()
 export class ClaimerService {
-  /** Duration of the last claim statement (ms), for metrics. */
-  lastClaimMs = 0;
-
   constructor(@Inject(PG_POOL) private readonly pool: Pool) {}
 
   /**
@@ -24,12 +21,10 @@ export class ClaimerService {
    * @throws the driver's error when the database is unreachable.
    */
   async claim(workerId: string, types: string[], limit: number, leaseMs: number): Promise<ClaimedActionRow[]> {
-    const started = performance.now();
     const { rows } = await this.pool.query<ClaimedActionRow>({
       ...CLAIM_ACTIONS_SQL,
       values: [workerId, types, limit, leaseMs],
     });
-    this.lastClaimMs = performance.now() - started;
     return rows;
   }
 }

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Pool } from 'pg';
 import { PG_POOL } from '../database/pg-pool.provider';
 import { REAP_EXPIRED_LEASES_SQL } from './sql/reap-expired-leases.sql';
+import { WorkerMetrics } from './worker-metrics';
 
 /** Most leases reaped by one statement; the reaper loops while it finds a full batch. */
 const REAP_BATCH = 500;
@@ -15,10 +16,11 @@ const REAP_BATCH = 500;
 export class ReaperService {
   private readonly logger = new Logger(ReaperService.name);
   private running: Promise<number> | null = null;
-  /** Leases reaped since start, for metrics. */
-  reapedTotal = 0;
 
-  constructor(@Inject(PG_POOL) private readonly pool: Pool) {}
+  constructor(
+    @Inject(PG_POOL) private readonly pool: Pool,
+    private readonly metrics: WorkerMetrics,
+  ) {}
 
   /**
    * Reaps every expired lease. A call while one is running joins it.
@@ -42,7 +44,7 @@ export class ReaperService {
       total += rows.length;
       if (rows.length < REAP_BATCH) break;
     }
-    this.reapedTotal += total;
+    if (total > 0) this.metrics.leasesExpired(total);
     return total;
   }
 }

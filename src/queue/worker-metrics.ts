@@ -11,6 +11,7 @@ export class WorkerMetrics {
   private readonly claimedTotal: Counter<'type'>;
   private readonly endedTotal: Counter<'type' | 'outcome'>;
   private readonly fencedTotal: Counter;
+  private readonly leaseExpirationsTotal: Counter;
   private readonly handlerSeconds: Histogram<'type'>;
   private readonly claimDuration: Histogram;
 
@@ -24,6 +25,11 @@ export class WorkerMetrics {
       registers,
     });
     this.fencedTotal = new Counter({ name: 'actions_fenced_completions_total', help: 'Attempt outcomes rejected because the lease was lost.', registers });
+    this.leaseExpirationsTotal = new Counter({
+      name: 'actions_lease_expirations_total',
+      help: 'Expired leases reaped by this instance (the action runs again or fails).',
+      registers,
+    });
     this.handlerSeconds = new Histogram({
       name: 'actions_handler_duration_seconds',
       help: 'Handler run time per attempt.',
@@ -46,6 +52,10 @@ export class WorkerMetrics {
   handled(type: string, outcome: string, seconds: number): void {
     this.endedTotal.inc({ type, outcome });
     this.handlerSeconds.observe({ type }, seconds);
+  }
+
+  leasesExpired(count: number): void {
+    this.leaseExpirationsTotal.inc(count);
   }
 
   fenced(): void {

@@ -210,9 +210,10 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       const seq = this.wakeSeq;
       let rows: ClaimedActionRow[];
       try {
+        const claimStarted = performance.now();
         rows = await this.claimer.claim(this.workerId, this.types, free, this.settings.LEASE_MS);
+        this.metrics.claimSeconds((performance.now() - claimStarted) / 1000);
         this.lastClaimAt = Date.now();
-        this.metrics.claimSeconds(this.claimer.lastClaimMs / 1000);
       } catch (error) {
         this.reserved -= free;
         this.logger.warn(`Claim failed (will retry): ${(error as Error).message}`);
@@ -278,7 +279,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       const action = toQueuedAction(row, registered);
       const ctx: ActionContext = { signal: controller.signal, attempt: row.attempts, workerId: this.workerId, logger };
       const result = await registered.instance.handle(action, ctx);
-      end = { kind: 'done', result: toJsonResult(result) };
+      end = { kind: 'done', resultJson: toResultJson(result) };
     } catch (error) {
       end = this.failureEnd(row, registered, error, controller.signal);
     } finally {
@@ -384,18 +385,27 @@ function toQueuedAction(row: ClaimedActionRow, registered: RegisteredHandler): Q
   };
 }
 
-/** A handler's return value as storable JSON; throws PermanentFailureError when it is not. */
-function toJsonResult(result: unknown): unknown {
-  if (result === undefined) return null;
-  let text: string;
+/**
+ * A handler's return value as the JSON text to store (serialised once, here).
+ * NUL characters are dropped from strings (PostgreSQL's jsonb cannot hold them).
+ * @throws PermanentFailureError when it is not JSON-serialisable, or a key or
+ *   string holds NUL (keys) or an unpaired UTF-16 surrogate, which jsonb
+ *   refuses (and the whole finishing batch would fail with it).
+ */
+function toResultJson(result: unknown): string {
+  let text: string | undefined;
   try {
-    text = JSON.stringify(result);
+    text = JSON.stringify(result, (key: string, value: unknown) => {
+      if (!key.isWellFormed() || key.includes('\u0000')) throw new PermanentFailureError('handler result has a key that jsonb cannot store');
+      if (typeof value !== 'string') return value;
+      if (!value.isWellFormed()) throw new PermanentFailureError('handler result contains an unpaired UTF-16 surrogate');
+      return value.includes('\u0000') ? value.replace(/\u0000/g, '') : value;
+    });
   } catch (error) {
+    if (error instanceof PermanentFailureError) throw error;
     throw new PermanentFailureError(`handler result is not JSON-serialisable: ${(error as Error).message}`);
   }
-  if (text === undefined) return null;
-  // PostgreSQL jsonb cannot hold the NUL character.
-  return JSON.parse(text.replace(/\\u0000/g, ''));
+  return text ?? 'null';
 }
 
 function describeError(error: unknown): string {

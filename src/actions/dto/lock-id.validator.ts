@@ -1,4 +1,3 @@
-import { Transform } from 'class-transformer';
 import { ValidationArguments, ValidationOptions, registerDecorator } from 'class-validator';
 
 const INT64_MIN = -(2n ** 63n);
@@ -29,7 +28,7 @@ export const toLockIdString = ({ value }: { value: unknown }): unknown => {
 
 /**
  * Validates a lock id: a decimal string within the signed 64-bit range, or a
- * JSON integer within the safe range. Apply with {@link Transform}(toLockIdString).
+ * JSON integer within the safe range. Apply after `@Transform(toLockIdString)` (class-transformer).
  */
 export function IsLockId(options?: ValidationOptions): PropertyDecorator {
   return (target: object, propertyName: string | symbol) => {
@@ -45,5 +44,3 @@ export function IsLockId(options?: ValidationOptions): PropertyDecorator {
     });
   };
 }
-
-export { Transform };
