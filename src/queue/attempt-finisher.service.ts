@@ -188,7 +188,10 @@ export class AttemptFinisher {
     const errors: (string | null)[] = [],
       delays: number[] = [],
       outcomes: string[] = [];
-    for (const { actionId, attempt, end } of items) {
+    // In id order: the rows are then locked in id order, like the heartbeat
+    // (EXTEND_LEASES_SQL) locks them, so the two statements cannot deadlock.
+    const sorted = [...items].sort((a, b) => compareIds(a.actionId, b.actionId));
+    for (const { actionId, attempt, end } of sorted) {
       ids.push(actionId);
       attempts.push(attempt);
       switch (end.kind) {
@@ -250,6 +253,11 @@ export class AttemptFinisher {
     }
     return { recorded, deferred };
   }
+}
+
+/** Orders decimal id strings (bigint) numerically. */
+function compareIds(a: string, b: string): number {
+  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
 }
 
 function toClaimedRow(r: FinishAttemptsRow): ClaimedActionRow {
