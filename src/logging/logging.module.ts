@@ -37,10 +37,14 @@ export function buildPinoHttpOptions(settings: Settings, isTty = Boolean(process
       return id;
     },
     // Probes and scrapes are frequent and uninteresting: log them at debug.
+    // A probe's 503 is its answer ("not ready yet", "database away"), not a
+    // failure of the request: warn.
     customLogLevel: (req: IncomingMessage, res: ServerResponse, error?: Error) => {
+      const probe = /^\/(health|metrics)\b/.test(req.url ?? '');
+      if (probe && res.statusCode === 503) return 'warn';
       if (error || res.statusCode >= 500) return 'error';
       if (res.statusCode >= 400) return 'warn';
-      return /^\/(health|metrics)\b/.test(req.url ?? '') ? 'debug' : 'info';
+      return probe ? 'debug' : 'info';
     },
     transport: isTty && prettyAvailable() ? { target: 'pino-pretty', options: { singleLine: true, colorize: true } } : undefined,
   };
