@@ -268,7 +268,6 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
 
   private async execute(attempt: RunningAttempt, registered: RegisteredHandler | undefined): Promise<void> {
     const { row, controller } = attempt;
-    const logger = new Logger(`action ${row.id} (${row.type}, lock ${row.lock_id ?? '-'}, attempt ${row.attempts})`);
     const startedAt = performance.now();
     let end: AttemptEnd;
     let timer: NodeJS.Timeout | undefined;
@@ -277,7 +276,18 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       const { timeoutMs } = registered.options;
       if (timeoutMs) timer = setTimeout(() => controller.abort(new HandlerTimeoutError(timeoutMs)), timeoutMs);
       const action = toQueuedAction(row, registered);
-      const ctx: ActionContext = { signal: controller.signal, attempt: row.attempts, workerId: this.workerId, logger };
+      const ctx: ActionContext = {
+        signal: controller.signal,
+        attempt: row.attempts,
+        workerId: this.workerId,
+        // Built on first use: most handlers never log, and a Logger per attempt
+        // showed up in the profile of quick handlers.
+        get logger(): Logger {
+          const logger = new Logger(`action ${row.id} (${row.type}, lock ${row.lock_id ?? '-'}, attempt ${row.attempts})`);
+          Object.defineProperty(this, 'logger', { value: logger });
+          return logger;
+        },
+      };
       const result = await registered.instance.handle(action, ctx);
       end = { kind: 'done', resultJson: toResultJson(result) };
     } catch (error) {
@@ -394,6 +404,15 @@ function toQueuedAction(row: ClaimedActionRow, registered: RegisteredHandler): Q
  */
 function toResultJson(result: unknown): string {
   let text: string | undefined;
+  // Fast path: JSON.stringify escapes a NUL as \u0000 and a lone surrogate as
+  // \udXXX; without such an escape the text is what jsonb stores. Otherwise
+  // (or on a backslash-u in the data itself) the checked path below decides.
+  try {
+    text = JSON.stringify(result);
+  } catch {
+    text = undefined;
+  }
+  if (text !== undefined && !/\\u(0000|d[89a-f])/i.test(text)) return text;
   try {
     text = JSON.stringify(result, (key: string, value: unknown) => {
       if (!key.isWellFormed() || key.includes('\u0000')) throw new PermanentFailureError('handler result has a key that jsonb cannot store');
