@@ -217,18 +217,30 @@ export async function latencyScenario(samples: number): Promise<ScenarioResult> 
   }
 }
 
-/** Median time (ms) of the claim statement, rolled back each time, over `n` runs. */
-async function claimStatementMs(c: Client, n: number): Promise<number> {
-  const times: number[] = [];
+/** Time (ms) of one claim statement, rolled back. */
+async function claimStatementOnceMs(c: Client): Promise<number> {
+  await c.query('BEGIN');
+  const t = performance.now();
+  await c.query({ ...CLAIM_ACTIONS_SQL, values: ['bench', ['instance.update'], 16, 30_000] });
+  const ms = performance.now() - t;
+  await c.query('ROLLBACK');
+  return ms;
+}
+
+/**
+ * Median claim statement times (ms) on two databases, over `n` runs each,
+ * alternating between them so that a drift of the machine's speed during the
+ * measurement affects both alike.
+ */
+async function claimStatementMedians(a: Client, b: Client, n: number): Promise<[number, number]> {
+  const ta: number[] = [];
+  const tb: number[] = [];
   for (let i = 0; i < n; i++) {
-    await c.query('BEGIN');
-    const t = performance.now();
-    await c.query({ ...CLAIM_ACTIONS_SQL, values: ['bench', ['instance.update'], 16, 30_000] });
-    times.push(performance.now() - t);
-    await c.query('ROLLBACK');
+    ta.push(await claimStatementOnceMs(a));
+    tb.push(await claimStatementOnceMs(b));
   }
-  times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)];
+  const median = (xs: number[]) => xs.sort((x, y) => x - y)[Math.floor(xs.length / 2)];
+  return [median(ta), median(tb)];
 }
 
 /** Claim time at 10 000 vs 1 000 000 pending (half in one group); also SQL enqueue rate. */
@@ -241,52 +253,59 @@ export async function scaleScenario(): Promise<{
   headsOk: boolean;
 }> {
   const db = dbName('scale');
+  const smallDb = dbName('scale_small');
   const url = await createMigratedDatabase(db);
+  const smallUrl = await createMigratedDatabase(smallDb);
   try {
-    return await withClient(url, async (c) => {
-      const fill = async (n: number) => {
-        // Half in one deep group (lock 0), half spread over groups of 10.
-        await c.query(
-          `INSERT INTO actions (lock_id, type, payload)
-           SELECT CASE WHEN i % 2 = 0 THEN 0 ELSE 1 + (i / 20) END, 'instance.update', '{}'::jsonb
-           FROM generate_series(1, $1::int) AS i ORDER BY i`,
-          [n],
-        );
-        await c.query('ANALYZE actions');
-      };
-      await fill(10_000);
-      const small = await claimStatementMs(c, 200);
-      const started = performance.now();
+    // Half in one deep group (lock 0), half spread over groups of 10.
+    const fill = async (c: Client, n: number) => {
       await c.query(
         `INSERT INTO actions (lock_id, type, payload)
-         SELECT 1000000 + i % 1000, 'instance.update', '{}'::jsonb FROM generate_series(1, 100000) AS i ORDER BY i`,
+         SELECT CASE WHEN i % 2 = 0 THEN 0 ELSE 1 + (i / 20) END, 'instance.update', '{}'::jsonb
+         FROM generate_series(1, $1::int) AS i ORDER BY i`,
+        [n],
       );
-      const insertRowsPerSec = 100_000 / ((performance.now() - started) / 1000);
-      const heads = await c.query(
-        `SELECT count(*) FILTER (WHERE h <> 1)::int AS bad FROM (
-           SELECT lock_id, count(*) FILTER (WHERE is_head) AS h FROM actions WHERE lock_id >= 1000000 GROUP BY lock_id) g`,
-      );
-      await fill(1_000_000 - 110_000);
-      const large = await claimStatementMs(c, 200);
-      await c.query('BEGIN');
-      const plan = (await c.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${CLAIM_STATEMENT_SQL}`, ['bench', ['instance.update'], 16, 30_000])).rows
-        .map((r) => r['QUERY PLAN'])
-        .join('\n');
-      await c.query('ROLLBACK');
-      const promotePlan = // The lookup aq_promote_groups runs for each released group (here: the deep one).
-        (
-          await c.query(`EXPLAIN (ANALYZE, COSTS OFF)
-          SELECT a.id FROM actions AS a
-          WHERE a.lock_id = 0 AND a.holds_group AND a.lock_id IS NOT NULL
-            AND a.id > (SELECT min(id) FROM actions WHERE lock_id = 0 AND holds_group)
-          ORDER BY a.lock_id, a.id LIMIT 1`)
-        ).rows
+      await c.query('ANALYZE actions');
+    };
+    return await withClient(smallUrl, (small) =>
+      withClient(url, async (c) => {
+        await fill(small, 10_000);
+        await fill(c, 10_000);
+        const started = performance.now();
+        await c.query(
+          `INSERT INTO actions (lock_id, type, payload)
+           SELECT 1000000 + i % 1000, 'instance.update', '{}'::jsonb FROM generate_series(1, 100000) AS i ORDER BY i`,
+        );
+        const insertRowsPerSec = 100_000 / ((performance.now() - started) / 1000);
+        const heads = await c.query(
+          `SELECT count(*) FILTER (WHERE h <> 1)::int AS bad FROM (
+             SELECT lock_id, count(*) FILTER (WHERE is_head) AS h FROM actions WHERE lock_id >= 1000000 GROUP BY lock_id) g`,
+        );
+        await fill(c, 1_000_000 - 110_000);
+        await c.query('VACUUM ANALYZE actions');
+        await small.query('VACUUM ANALYZE actions');
+        const [smallMs, largeMs] = await claimStatementMedians(small, c, 200);
+        await c.query('BEGIN');
+        const plan = (await c.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${CLAIM_STATEMENT_SQL}`, ['bench', ['instance.update'], 16, 30_000])).rows
           .map((r) => r['QUERY PLAN'])
           .join('\n');
-      return { small, large, plan, promotePlan, insertRowsPerSec, headsOk: heads.rows[0].bad === 0 };
-    });
+        await c.query('ROLLBACK');
+        const promotePlan = // The lookup aq_promote_groups runs for each released group (here: the deep one).
+          (
+            await c.query(`EXPLAIN (ANALYZE, COSTS OFF)
+            SELECT a.id FROM actions AS a
+            WHERE a.lock_id = 0 AND a.holds_group AND a.lock_id IS NOT NULL
+              AND a.id > (SELECT min(id) FROM actions WHERE lock_id = 0 AND holds_group)
+            ORDER BY a.lock_id, a.id LIMIT 1`)
+          ).rows
+            .map((r) => r['QUERY PLAN'])
+            .join('\n');
+        return { small: smallMs, large: largeMs, plan, promotePlan, insertRowsPerSec, headsOk: heads.rows[0].bad === 0 };
+      }),
+    );
   } finally {
     await dropDatabase(db);
+    await dropDatabase(smallDb);
   }
 }
 
