@@ -49,3 +49,18 @@ export async function withClient<T>(url: string, fn: (c: Client) => Promise<T>):
     await c.end();
   }
 }
+
+/** Groups of an enqueue: how many actions and the lock id expression over i = 1..n. */
+export interface Workload {
+  count: number;
+  lockExpr: string;
+}
+
+/** Enqueues a workload with one SQL `INSERT … SELECT` (ids in i order), demo payload `durationMs` 0. */
+export async function enqueueSql(c: Client, w: Workload, type = 'instance.update'): Promise<void> {
+  await c.query(
+    `INSERT INTO actions (lock_id, type, payload)
+     SELECT ${w.lockExpr}, $1, '{"durationMs": 0}'::jsonb FROM generate_series(1, $2::int) AS i ORDER BY i`,
+    [type, w.count],
+  );
+}

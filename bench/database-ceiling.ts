@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import { CLAIM_ACTIONS_SQL } from '../src/queue/sql/claim-actions.sql';
 import { FINISH_ATTEMPTS_SQL } from '../src/queue/sql/finish-attempts.sql';
-import { createMigratedDatabase, dropDatabase, withClient } from './bench-database';
+import { createMigratedDatabase, dropDatabase, enqueueSql, withClient } from './bench-database';
 
 /**
  * What the database alone can do: the worker's two statements driven in a
@@ -60,11 +60,7 @@ async function withWorkload<T>(label: string, count: number, lockExpr: string, f
   const url = await createMigratedDatabase(name);
   try {
     await withClient(url, async (c) => {
-      await c.query(
-        `INSERT INTO actions (lock_id, type, payload)
-         SELECT ${lockExpr}, $1, '{}'::jsonb FROM generate_series(1, $2::int) AS i ORDER BY i`,
-        [TYPE, count],
-      );
+      await enqueueSql(c, { count, lockExpr }, TYPE);
       await c.query('ANALYZE actions');
     });
     return await fn(url);

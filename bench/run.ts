@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { CLAIM_ACTIONS_SQL, CLAIM_STATEMENT_SQL } from '../src/queue/sql/claim-actions.sql';
-import { createMigratedDatabase, dropDatabase, withClient } from './bench-database';
+import { createMigratedDatabase, dropDatabase, enqueueSql, withClient, Workload } from './bench-database';
 import { checkTrace, formatTraceReport, TraceReport } from '../src/testing/trace-checker';
 import { ServiceProcess, startServiceProcess } from '../src/testing/service-process';
 
@@ -117,20 +117,6 @@ async function baseline(): Promise<{ one: number; sixteen: number; tool: string 
 function startBenchService(databaseUrl: string, env: Record<string, string>): Promise<ServiceProcess> {
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '--max-semi-space-size=32').split(' ').filter(Boolean);
   return startServiceProcess({ env: { LOG_LEVEL: 'warn', DEMO_HANDLERS: 'true', ...env, DATABASE_URL: databaseUrl }, nodeArgs, sampleRss: true });
-}
-
-/** Groups of an enqueue: how many actions and the lock id expression over i = 1..n. */
-interface Workload {
-  count: number;
-  lockExpr: string;
-}
-
-async function enqueueSql(c: Client, w: Workload, type = 'instance.update'): Promise<void> {
-  await c.query(
-    `INSERT INTO actions (lock_id, type, payload)
-     SELECT ${w.lockExpr}, $1, '{"durationMs": 0}'::jsonb FROM generate_series(1, $2::int) AS i ORDER BY i`,
-    [type, w.count],
-  );
 }
 
 /** Enqueues the workloads up front, starts the service, waits for all to finish, checks the trace. */

@@ -2,7 +2,7 @@ import { Client } from 'pg';
 import { ServiceProcess, startServiceProcess } from './support/service-process';
 import { createTestDatabase, TestDatabase } from './support/test-database';
 import { waitFor } from './support/test-app';
-import { checkTrace, formatTraceReport } from '../src/testing/trace-checker';
+import { checkTrace, formatTraceReport, peakRunningByWorker } from '../src/testing/trace-checker';
 
 /** Small seeded PRNG (mulberry32), so a failing run can be replayed with CONCURRENCY_SEED. */
 function prng(seed: number): () => number {
@@ -200,17 +200,9 @@ describe('three service processes on one queue', () => {
 
     // No instance ever ran more than WORKER_CONCURRENCY (8) attempts at once,
     // counting hand-offs and the claims made by finishing statements.
-    const { rows: peak } = await pg.query<{ worker_id: string; peak: number }>(`
-      WITH events AS (
-        SELECT worker_id, started_at AS at, 1 AS delta FROM action_attempts
-        UNION ALL
-        SELECT worker_id, finished_at, -1 FROM action_attempts
-      ), running AS (
-        SELECT worker_id, sum(delta) OVER (PARTITION BY worker_id ORDER BY at, delta ROWS UNBOUNDED PRECEDING) AS n FROM events
-      )
-      SELECT worker_id, max(n)::int AS peak FROM running GROUP BY worker_id`);
+    const peak = Object.values(await peakRunningByWorker(pg));
     expect(peak.length).toBeGreaterThan(1);
-    for (const p of peak) expect(p.peak).toBeLessThanOrEqual(8);
+    for (const p of peak) expect(p).toBeLessThanOrEqual(8);
 
     // Everyone stops cleanly.
     const codes = await Promise.all(services.map((s) => s.stop()));

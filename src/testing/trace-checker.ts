@@ -302,6 +302,27 @@ export async function checkTrace(db: Queryable | string, options: TraceCheckOpti
 }
 
 /**
+ * The most attempts each worker had running at one moment, from the trace
+ * (`action_attempts`): +1 at an attempt's start, -1 at its end, an end
+ * counted before a start at the same instant. For checking that an instance
+ * never ran more than WORKER_CONCURRENCY at once.
+ *
+ * @returns worker id → peak number of attempts running at once.
+ */
+export async function peakRunningByWorker(db: Queryable): Promise<Record<string, number>> {
+  const { rows } = await db.query<{ worker_id: string; peak: number }>(`
+    WITH events AS (
+      SELECT worker_id, started_at AS at, 1 AS delta FROM action_attempts
+      UNION ALL
+      SELECT worker_id, finished_at, -1 FROM action_attempts
+    ), running AS (
+      SELECT worker_id, sum(delta) OVER (PARTITION BY worker_id ORDER BY at, delta ROWS UNBOUNDED PRECEDING) AS n FROM events
+    )
+    SELECT worker_id, max(n)::int AS peak FROM running GROUP BY worker_id`);
+  return Object.fromEntries(rows.map((r) => [r.worker_id, r.peak]));
+}
+
+/**
  * A short human-readable summary of a report (counts and the first few
  * problems of each kind), for assertion messages and logs.
  */
