@@ -188,10 +188,7 @@ export class AttemptFinisher {
     const errors: (string | null)[] = [],
       delays: number[] = [],
       outcomes: string[] = [];
-    // In id order: the rows are then locked in id order, like the heartbeat
-    // (EXTEND_LEASES_SQL) locks them, so the two statements cannot deadlock.
-    const sorted = [...items].sort((a, b) => compareIds(a.actionId, b.actionId));
-    for (const { actionId, attempt, end } of sorted) {
+    for (const { actionId, attempt, end } of items) {
       ids.push(actionId);
       attempts.push(attempt);
       switch (end.kind) {
@@ -253,11 +250,6 @@ export class AttemptFinisher {
     }
     return { recorded, deferred };
   }
-}
-
-/** Orders decimal id strings (bigint) numerically. */
-function compareIds(a: string, b: string): number {
-  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
 }
 
 function toClaimedRow(r: FinishAttemptsRow): ClaimedActionRow {

@@ -328,21 +328,23 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     if (this.running.size === 0) return;
     const held = [...this.running.values()];
     const sentAt = Date.now();
-    let kept: Set<string>;
+    let still: Map<string, boolean>;
     try {
-      const { rows } = await this.pool.query<{ id: string }>({
+      const { rows } = await this.pool.query<{ id: string; extended: boolean }>({
         ...EXTEND_LEASES_SQL,
         values: [this.workerId, held.map((h) => h.row.id), held.map((h) => h.row.attempts), this.settings.LEASE_MS],
       });
-      kept = new Set(rows.map((r) => r.id));
+      still = new Map(rows.map((r) => [r.id, r.extended]));
     } catch (error) {
       this.logger.warn(`Heartbeat failed (leases not extended): ${(error as Error).message}`);
       return;
     }
     for (const h of held) {
-      if (kept.has(h.row.id)) {
+      const extended = still.get(h.row.id);
+      if (extended) {
         h.leaseDeadline = sentAt + this.settings.LEASE_MS;
-      } else if (!h.finishing && !h.controller.signal.aborted) {
+      } else if (extended === undefined && !h.finishing && !h.controller.signal.aborted) {
+        // (extended === false: still ours, its row was busy; the next beat extends it.)
         this.logger.warn(`Lease lost for action ${h.row.id} attempt ${h.row.attempts}; aborting its handler`);
         h.controller.abort(new LeaseLostError(h.row.id, h.row.attempts));
       }
