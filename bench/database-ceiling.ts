@@ -28,7 +28,7 @@ interface Held {
 }
 
 async function claim(c: Client, worker: string, limit: number): Promise<Held[]> {
-  const { rows } = await c.query({ ...CLAIM_ACTIONS_SQL, values: [worker, [TYPE], limit, LEASE_MS] });
+  const { rows } = await c.query({ ...CLAIM_ACTIONS_SQL, values: [worker, [TYPE], [null], limit, LEASE_MS, false] });
   return rows.map((r: { id: string; attempts: number }) => ({ id: r.id, attempt: r.attempts }));
 }
 
@@ -43,15 +43,18 @@ async function finish(c: Client, worker: string, held: Held[], claimLimit: numbe
       held.map(() => 'done'),
       held.map(() => '{}'),
       held.map(() => null),
+      held.map(() => null),
       held.map(() => 0),
       held.map(() => 'done'),
+      held.map(() => 0),
       [TYPE],
+      [null],
       LEASE_MS,
       claimLimit,
     ],
   });
   const recorded = rows.filter((r: { kind: string }) => r.kind === 'finished').length;
-  const next = rows.filter((r: { kind: string }) => r.kind === 'claimed').map((r: { id: string; attempt: number }) => ({ id: r.id, attempt: r.attempt }));
+  const next = rows.filter((r: { kind: string }) => r.kind === 'claimed').map((r: { id: string; attempts: number }) => ({ id: r.id, attempt: r.attempts }));
   return { recorded, next };
 }
 

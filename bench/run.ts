@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { CLAIM_ACTIONS_SQL, CLAIM_STATEMENT_SQL } from '../src/queue/sql/claim-actions.sql';
+import { CLAIM_ACTIONS_SQL, claimSelectionSql } from '../src/queue/sql/claim-actions.sql';
 import { createMigratedDatabase, dropDatabase, enqueueSql, withClient, Workload } from './bench-database';
 import { checkTrace, formatTraceReport, TraceReport } from '../src/testing/trace-checker';
 import { ServiceProcess, startServiceProcess } from '../src/testing/service-process';
@@ -207,7 +207,7 @@ export async function latencyScenario(samples: number): Promise<ScenarioResult> 
 async function claimStatementOnceMs(c: Client): Promise<number> {
   await c.query('BEGIN');
   const t = performance.now();
-  await c.query({ ...CLAIM_ACTIONS_SQL, values: ['bench', ['instance.update'], 16, 30_000] });
+  await c.query({ ...CLAIM_ACTIONS_SQL, values: ['bench', ['instance.update'], [null], 16, 30_000, false] });
   const ms = performance.now() - t;
   await c.query('ROLLBACK');
   return ms;
@@ -272,7 +272,7 @@ export async function scaleScenario(): Promise<{
         await small.query('VACUUM ANALYZE actions');
         const [smallMs, largeMs] = await claimStatementMedians(small, c, 200);
         await c.query('BEGIN');
-        const plan = (await c.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${CLAIM_STATEMENT_SQL}`, ['bench', ['instance.update'], 16, 30_000])).rows
+        const plan = (await c.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${claimSelectionSql()}`, [['instance.update'], 16])).rows
           .map((r) => r['QUERY PLAN'])
           .join('\n');
         await c.query('ROLLBACK');

@@ -1,10 +1,14 @@
 import { INestApplication, Module } from '@nestjs/common';
 import { Client } from 'pg';
 import { ActionContext, ActionHandler, ActionHandlerHost, QueuedAction } from '../src/handlers';
+import { LeaseLostError } from '../src/queue/abort-reasons';
 import { AttemptFinisher } from '../src/queue/attempt-finisher.service';
-import { ClaimerService } from '../src/queue/claimer.service';
+import { LeaseKeeper } from '../src/queue/lease-keeper.service';
+import { monotonicNow } from '../src/queue/monotonic-clock';
 import { ReaperService } from '../src/queue/reaper.service';
-import { LeaseLostError, WorkerService } from '../src/queue/worker.service';
+import { CLAIM_ACTIONS_SQL } from '../src/queue/sql/claim-actions.sql';
+import { LeasedActionRow } from '../src/queue/sql/leased-action.sql';
+import { WorkerSlots } from '../src/queue/worker-slots';
 import { connect, sleep } from './support/failure-helpers';
 import { checkTrace } from '../src/testing/trace-checker';
 import { startTestApp, waitFor } from './support/test-app';
@@ -59,7 +63,28 @@ describe('failure paths in one process', () => {
     await db?.drop();
   });
 
-  it('fencing: a stalled holder loses its lease, is told through its AbortSignal, and its late completion is rejected', async () => {
+  /** Stalls worker `app`'s lease keeping (no heartbeat, no self-fencing), as a long GC pause or a frozen VM would. */
+  function stallLeaseKeeping(app: INestApplication): { resumeHeartbeat: () => void } {
+    const keeper = app.get(LeaseKeeper) as unknown as { beat: () => Promise<void>; fenceExpiring: () => void };
+    keeper.beat = async () => undefined;
+    keeper.fenceExpiring = () => undefined;
+    return { resumeHeartbeat: () => delete (keeper as { beat?: unknown }).beat };
+  }
+
+  /** Records every attempt worker `app` sends to its finisher, and whether it was recorded. */
+  function spyFinisher(app: INestApplication): { actionId: string; attempt: number; recorded: boolean }[] {
+    const finisher = app.get(AttemptFinisher);
+    const calls: { actionId: string; attempt: number; recorded: boolean }[] = [];
+    const original = finisher.finish.bind(finisher);
+    finisher.finish = async (...args: Parameters<AttemptFinisher['finish']>) => {
+      const result = await original(...args);
+      calls.push({ actionId: args[0].actionId, attempt: args[0].attempt, recorded: result.recorded });
+      return result;
+    };
+    return calls;
+  }
+
+  it('fencing: a stalled holder loses its lease, is told through its AbortSignal when it comes back, and records nothing', async () => {
     const env = { DEMO_HANDLERS: 'false', WORKER_CONCURRENCY: '1', LEASE_MS: '600', REAPER_INTERVAL_MS: '100', WORKER_POLL_INTERVAL_MS: '100' };
     const a = await startTestApp(db.url, { ...env, WORKER_ID: 'worker-A' }, [StallModule]);
     apps.push(a.app);
@@ -69,33 +94,12 @@ describe('failure paths in one process', () => {
       rows: [{ id }],
     } = await c.query<{ id: string }>(`INSERT INTO actions (lock_id, type) VALUES (501, 'test.stall') RETURNING id::text`);
     await waitFor(async () => stall.runs.some((r) => r.attempt === 1 && r.workerId === 'worker-A'));
-
-    // Worker A stalls: its heartbeats stop (its only slot stays busy, so it claims nothing else).
-    const workerA = a.app.get(WorkerService) as unknown as { heartbeat: () => Promise<void> };
-    workerA.heartbeat = async () => undefined;
-    const finisherA = a.app.get(AttemptFinisher);
-    const finishResults: boolean[] = [];
-    const originalFinish = finisherA.finish.bind(finisherA);
-    finisherA.finish = async (...args: Parameters<AttemptFinisher['finish']>) => {
-      const recorded = await originalFinish(...args);
-      finishResults.push(recorded);
-      return recorded;
-    };
-
-    // And see what really reaches the database: the fenced statement must be the one to say no.
-    const writes: { items: { actionId: string; attempt: number }[]; recorded: string[] }[] = [];
-    type WriteResult = { recorded: Set<string>; deferred: Set<string> };
-    const writable = finisherA as unknown as { write: (w: string, items: { actionId: string; attempt: number }[]) => Promise<WriteResult> };
-    const originalWrite = writable.write.bind(finisherA);
-    writable.write = async (w, items) => {
-      const result = await originalWrite(w, items);
-      writes.push({ items: items.map((i) => ({ actionId: i.actionId, attempt: i.attempt })), recorded: [...result.recorded] });
-      return result;
-    };
+    const stalled = stallLeaseKeeping(a.app);
+    const finishes = spyFinisher(a.app);
 
     const b = await startTestApp(db.url, { ...env, WORKER_ID: 'worker-B' }, [StallModule]);
     apps.push(b.app);
-    // The lease expires, a reaper returns the action, B runs attempt 2 and finishes it.
+    // The lease expires, a reaper returns the action, B runs attempt 2 (quarantined: alone) and finishes it.
     const row = await waitFor(async () => {
       const r = await c.query(`SELECT status, attempts, result FROM actions WHERE id = $1`, [id]);
       return r.rows[0].status === 'done' ? r.rows[0] : null;
@@ -103,17 +107,15 @@ describe('failure paths in one process', () => {
     expect(row).toMatchObject({ status: 'done', attempts: 2, result: { by: 'worker-B', attempt: 2 } });
 
     // A's heartbeat comes back: it finds the lease gone and aborts the handler with the lease-lost reason.
-    delete (workerA as { heartbeat?: unknown }).heartbeat;
+    stalled.resumeHeartbeat();
     await waitFor(async () => stall.abortReasons.length > 0, 5_000);
     expect(stall.abortReasons[0]).toBeInstanceOf(LeaseLostError);
     expect(String((stall.abortReasons[0] as Error).message)).toContain(`lease of action ${id} attempt 1 was lost`);
 
-    // The stale handler returns anyway; its completion is fenced.
+    // The stale handler returns anyway: its attempt ended when the lease was found lost, so nothing is sent.
     stall.gate.open();
-    await waitFor(async () => finishResults.length > 0, 5_000);
-    expect(finishResults).toEqual([false]);
-    expect(writes).toEqual([{ items: [{ actionId: id, attempt: 1 }], recorded: [] }]);
-    await sleep(200);
+    await sleep(300);
+    expect(finishes).toEqual([]);
     const after = await c.query(`SELECT status, attempts, result, lease_owner FROM actions WHERE id = $1`, [id]);
     expect(after.rows[0]).toMatchObject({ status: 'done', attempts: 2, result: { by: 'worker-B', attempt: 2 }, lease_owner: null });
     const trace = await c.query(`SELECT attempt, worker_id, outcome FROM action_attempts WHERE action_id = $1 ORDER BY attempt, id`, [id]);
@@ -123,6 +125,32 @@ describe('failure paths in one process', () => {
     ]);
     // Both attempts really ran.
     expect(stall.runs.map((r) => `${r.attempt}:${r.workerId}`)).toEqual(['1:worker-A', '2:worker-B']);
+    for (const app of apps.splice(0)) await app.close();
+  });
+
+  it('fencing: a late completion sent before the holder notices its lost lease is refused by the database', async () => {
+    stall.runs.length = 0;
+    stall.abortReasons.length = 0;
+    const env = { DEMO_HANDLERS: 'false', WORKER_CONCURRENCY: '1', LEASE_MS: '600', REAPER_INTERVAL_MS: '100', WORKER_POLL_INTERVAL_MS: '100' };
+    const a = await startTestApp(db.url, { ...env, WORKER_ID: 'worker-C' }, [StallModule]);
+    apps.push(a.app);
+    stall.gate = gate();
+    const {
+      rows: [{ id }],
+    } = await c.query<{ id: string }>(`INSERT INTO actions (lock_id, type) VALUES (502, 'test.stall') RETURNING id::text`);
+    await waitFor(async () => stall.runs.some((r) => r.attempt === 1 && r.workerId === 'worker-C'));
+    stallLeaseKeeping(a.app);
+    const finishes = spyFinisher(a.app);
+    const b = await startTestApp(db.url, { ...env, WORKER_ID: 'worker-D' }, [StallModule]);
+    apps.push(b.app);
+    await waitFor(async () => (await c.query(`SELECT status FROM actions WHERE id = $1`, [id])).rows[0].status === 'done', 15_000);
+
+    // C's handler returns while C still believes it holds the lease: the fenced statement says no.
+    stall.gate.open();
+    await waitFor(async () => finishes.length > 0, 5_000);
+    expect(finishes).toEqual([{ actionId: id, attempt: 1, recorded: false }]);
+    const after = await c.query(`SELECT status, attempts, result FROM actions WHERE id = $1`, [id]);
+    expect(after.rows[0]).toMatchObject({ status: 'done', attempts: 2, result: { by: 'worker-D', attempt: 2 } });
     for (const app of apps.splice(0)) await app.close();
   });
 
@@ -180,18 +208,23 @@ describe('failure paths in one process', () => {
   describe('reaper against completion at the moment the lease expires', () => {
     let app: INestApplication;
     let reaper: ReaperService;
-    let claimer: ClaimerService;
     let finisher: AttemptFinisher;
 
     beforeAll(async () => {
       // Worker off: nothing claims or reaps on its own; the test drives both.
-      ({ app } = await startTestApp(db.url, { WORKER_ENABLED: 'false' }));
+      ({ app } = await startTestApp(db.url, { WORKER_ENABLED: 'false', WORKER_ID: 'w-race' }));
       apps.push(app);
       reaper = app.get(ReaperService);
-      claimer = app.get(ClaimerService);
       finisher = app.get(AttemptFinisher);
+      // The finisher takes no new work for these attempts.
+      app.get(WorkerSlots).pause('stopping');
       c ??= await connect(db.url);
     });
+
+    /** Leases up to `n` claimable actions to w-race for `leaseMs`, as the worker's claim does. */
+    const claim = async (n: number, leaseMs: number) =>
+      (await c.query<LeasedActionRow>({ ...CLAIM_ACTIONS_SQL, values: ['w-race', ['instance.create'], [null], n, leaseMs, false] })).rows;
+    const finish = async (row: LeasedActionRow) => (await finisher.finish(done(row.id, row.attempts), true, () => monotonicNow() + 10_000)).recorded;
 
     const enqueue = async (n: number, lockBase: number) => {
       await c.query(`INSERT INTO actions (lock_id, type, payload) SELECT $1::bigint + g, 'instance.create', '{}' FROM generate_series(1, $2::int) g`, [
@@ -199,17 +232,21 @@ describe('failure paths in one process', () => {
         n,
       ]);
     };
-    const done = (id: string, attempt: number) => ({ actionId: id, attempt, end: { kind: 'done' as const, resultJson: '{"ok":true}' } });
+    const done = (id: string, attempt: number) => ({
+      actionId: id,
+      attempt,
+      end: { kind: 'done' as const, outcome: 'done' as const, resultJson: '{"ok":true}' },
+    });
 
     it('a completion holding the row while the reaper runs ends done, never reset', async () => {
       await enqueue(1, 10_000);
-      const [row] = await claimer.claim('w-race', ['instance.create'], 10, 150);
+      const [row] = await claim(10, 150);
       await sleep(250); // the lease has expired by the database clock
       const tx = await connect(db.url);
       try {
         await tx.query('BEGIN');
         await tx.query(`SELECT 1 FROM actions WHERE id = $1 FOR UPDATE`, [row.id]); // the completion's row lock
-        const finishing = finisher.finish('w-race', done(row.id, row.attempts), Date.now() + 10_000);
+        const finishing = finish(row);
         expect(await reaper.reap()).toBe(0); // skips the locked row
         await tx.query('COMMIT');
         expect(await finishing).toBe(true);
@@ -225,7 +262,7 @@ describe('failure paths in one process', () => {
 
     it('a reaper that got the row first wins: the late completion is fenced, the action runs again', async () => {
       await enqueue(1, 20_000);
-      const [row] = await claimer.claim('w-race', ['instance.create'], 10, 150);
+      const [row] = await claim(10, 150);
       await sleep(250);
       const tx = await connect(db.url);
       let finishing: Promise<boolean>;
@@ -237,7 +274,7 @@ describe('failure paths in one process', () => {
           [row.id],
         );
         expect(reaped.rowCount).toBe(1);
-        finishing = finisher.finish('w-race', done(row.id, row.attempts), Date.now() + 10_000);
+        finishing = finish(row);
         await sleep(100);
         await tx.query('COMMIT');
       } finally {
@@ -251,13 +288,13 @@ describe('failure paths in one process', () => {
     it('reaper and completions racing at lease expiry: each action is either done or reset, never both', async () => {
       const n = 300;
       await enqueue(n, 30_000);
-      const rows = await claimer.claim('w-storm', ['instance.create'], n, 500);
+      const rows = await claim(n, 500);
       expect(rows).toHaveLength(n);
       const leaseEnd = Date.now() + 500;
       // Completions spread over [expiry - 200 ms, expiry + 200 ms]; reapers fire every 10 ms around it.
       const finishes = rows.map(async (r) => {
         await sleep(Math.max(0, leaseEnd - 200 - Date.now() + Math.random() * 400));
-        return { id: r.id, recorded: await finisher.finish('w-storm', done(r.id, r.attempts), Date.now() + 10_000) };
+        return { id: r.id, recorded: await finish(r) };
       });
       const reaps: Promise<number>[] = [];
       while (Date.now() < leaseEnd + 250) {

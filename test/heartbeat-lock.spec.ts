@@ -36,7 +36,7 @@ describe('heartbeat beside a locked row', () => {
   it('extends the free rows at once, reports the locked one as held but not extended, and fences the rest', async () => {
     const [holder, heartbeat] = [await connect(), await connect()];
     await holder.query(`INSERT INTO actions (type) VALUES ('instance.update'), ('instance.update'), ('instance.update')`);
-    const { rows } = await holder.query<{ id: string }>({ ...CLAIM_ACTIONS_SQL, values: ['w1', ['instance.update'], 3, 1_000] });
+    const { rows } = await holder.query<{ id: string }>({ ...CLAIM_ACTIONS_SQL, values: ['w1', ['instance.update'], [null], 3, 1_000, false] });
     const [free, busy, stale] = rows.map((r) => r.id).sort((a, b) => Number(a) - Number(b));
 
     await holder.query('BEGIN');

@@ -33,7 +33,7 @@ async function insert(c: Client, lockId: number | null, type: string, payload: o
 }
 
 async function actionRow(c: Client, id: string) {
-  const { rows } = await c.query(`SELECT status, attempts, max_attempts, lease_owner FROM actions WHERE id = $1`, [id]);
+  const { rows } = await c.query(`SELECT status, attempts, charged_attempts, max_attempts, lease_owner FROM actions WHERE id = $1`, [id]);
   return rows[0];
 }
 
@@ -72,8 +72,8 @@ describe('shutdown, restart, outage and bad input with real processes', () => {
     expect(exitMs).toBeLessThan(1_000 + 4_000);
     expect(svc.output()).not.toMatch(/ERROR/);
 
-    // Released: pending again, the attempt not charged (budget grew by one), the next action untouched.
-    expect(await actionRow(c, long)).toMatchObject({ status: 'pending', attempts: 1, max_attempts: 6, lease_owner: null });
+    // Released: pending again, the attempt not charged (the budget stays), the next action untouched.
+    expect(await actionRow(c, long)).toMatchObject({ status: 'pending', attempts: 1, charged_attempts: 0, max_attempts: 5, lease_owner: null });
     expect(await outcomes(c, long)).toEqual(['released']);
     expect(await actionRow(c, next)).toMatchObject({ status: 'pending', attempts: 0 });
 

@@ -7,7 +7,7 @@ import type { AttemptOutcome } from './action-status';
  * append-only). Keyed by (action, attempt): one row per fencing token.
  */
 @Entity({ name: 'action_attempts' })
-@Check('action_attempts_outcome_valid', "outcome IN ('done', 'error', 'lease_expired', 'released')")
+@Check('action_attempts_outcome_valid', "outcome IN ('done', 'error', 'timeout', 'cancelled', 'lease_expired', 'released')")
 export class ActionAttempt {
   /** Insertion order (identity, not indexed). */
   @Column({ type: 'bigint', generated: 'identity', generatedIdentity: 'ALWAYS' })
@@ -41,4 +41,8 @@ export class ActionAttempt {
 
   @Column({ type: 'text', nullable: true })
   error: string | null;
+
+  /** The stack of the thrown Error, bounded (see src/queue/thrown-value.ts). */
+  @Column({ name: 'error_stack', type: 'text', nullable: true })
+  errorStack: string | null;
 }

@@ -9,6 +9,12 @@ export type ActionStatus = (typeof ACTION_STATUSES)[number];
 export const FAILURE_POLICIES = ['block', 'skip'] as const;
 export type FailurePolicy = (typeof FAILURE_POLICIES)[number];
 
-/** Outcome of one execution attempt, as recorded in the trace. */
-export const ATTEMPT_OUTCOMES = ['done', 'error', 'lease_expired', 'released'] as const;
+/**
+ * Outcome of one execution attempt, as recorded in the trace: `done`;
+ * `error` (the handler threw, or its result could not be stored); `timeout`
+ * (its `timeoutMs` passed); `cancelled` (cancellation requested while it ran);
+ * `lease_expired` (its instance was lost: the reaper ended it); `released`
+ * (handed back uncharged: shutdown, or its instance had to stop).
+ */
+export const ATTEMPT_OUTCOMES = ['done', 'error', 'timeout', 'cancelled', 'lease_expired', 'released'] as const;
 export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];

@@ -4,14 +4,15 @@ import type { ActionStatus, FailurePolicy } from './action-status';
 /**
  * One queued action (table `actions`). 64-bit columns are strings so no id
  * loses precision. `isHead` and `holdsGroup` are kept by database triggers
- * (see the CreateActionQueue migration); the application never writes them.
+ * (src/database/sql/004-group-order.up.sql); the application never writes them.
  *
  * The migration is the source of truth: the indexes and CHECK constraints
  * below only mirror it (names and columns) so that TypeORM's schema diff
  * (`migration:generate --check`) finds nothing to change.
  */
 @Entity({ name: 'actions' })
-@Index('actions_claimable_idx', ['runAt', 'id'], { where: "is_head AND status = 'pending'" })
+@Index('actions_claimable_idx', ['runAt', 'id'], { where: "is_head AND status = 'pending' AND NOT quarantined" })
+@Index('actions_quarantined_idx', ['runAt', 'id'], { where: "is_head AND status = 'pending' AND quarantined" })
 @Index('actions_group_holding_idx', ['lockId', 'id'], { where: 'holds_group AND lock_id IS NOT NULL' })
 @Index('actions_running_idx', ['id'], { where: "status = 'running'" })
 @Index('actions_pending_idx', ['id'], { where: "status = 'pending'" })
@@ -26,7 +27,7 @@ import type { ActionStatus, FailurePolicy } from './action-status';
 @Check('actions_type_length', 'char_length(type) BETWEEN 1 AND 200')
 @Check('actions_payload_is_object', "jsonb_typeof(payload) = 'object'")
 @Check('actions_max_attempts_positive', 'max_attempts >= 1')
-@Check('actions_attempts_in_range', 'attempts >= 0')
+@Check('actions_attempts_in_range', 'attempts >= 0 AND charged_attempts BETWEEN 0 AND attempts')
 @Check('actions_idempotency_key_length', 'char_length(idempotency_key) BETWEEN 1 AND 200')
 @Check('actions_run_at_in_range', "run_at >= '1970-01-01' AND run_at < '10000-01-01'")
 @Check('actions_lease_iff_running', "(status = 'running') = (lease_owner IS NOT NULL AND lease_expires_at IS NOT NULL)")
@@ -55,6 +56,10 @@ export class Action {
 
   @Column({ type: 'integer', default: 0 })
   attempts: number;
+
+  /** Attempts that count toward maxAttempts (releases and unproven lost leases do not). */
+  @Column({ name: 'charged_attempts', type: 'integer', default: 0 })
+  chargedAttempts: number;
 
   @Column({ name: 'max_attempts', type: 'integer', default: 5 })
   maxAttempts: number;
@@ -94,4 +99,16 @@ export class Action {
 
   @Column({ name: 'attempt_started_at', type: 'timestamptz', nullable: true })
   attemptStartedAt: Date | null;
+
+  /** Set by a cancel of a running action: the holder aborts, the action ends `cancelled`. */
+  @Column({ name: 'cancel_requested_at', type: 'timestamptz', nullable: true })
+  cancelRequestedAt: Date | null;
+
+  /** Poison detection: an attempt was lost with its instance; the next runs alone. */
+  @Column({ type: 'boolean', default: false })
+  quarantined: boolean;
+
+  /** Lost attempts not charged yet (charged if the action is lost again while quarantined). */
+  @Column({ name: 'uncharged_losses', type: 'integer', default: 0 })
+  unchargedLosses: number;
 }

@@ -72,7 +72,11 @@ export class Settings {
   @Max(600_000)
   WORKER_POLL_INTERVAL_MS = 1000;
 
-  /** Lease length (ms). Heartbeats extend it every third of it. */
+  /**
+   * Lease length (ms). Heartbeats extend it every third of it; a worker that
+   * cannot renew a lease aborts its handler at least LEASE_MS/6 before it
+   * could expire elsewhere (src/queue/lease-timing.ts).
+   */
   @Transform(toInteger)
   @IsInt()
   @Min(100)
@@ -174,6 +178,26 @@ export class Settings {
   /** Log level. */
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL = 'info';
+
+  /**
+   * Errors that nothing caught (unhandled rejections, uncaught exceptions):
+   * `fail-attempt` charges the handler that left it (its attempt ends as an
+   * error) and keeps running; `exit` also releases the other running actions
+   * and exits with code 1; `off` installs no process-level handler (Node's
+   * default: the process exits). An error no handler can be blamed for always
+   * releases the running actions and exits.
+   */
+  @IsIn(['fail-attempt', 'exit', 'off'])
+  STRAY_ERROR_POLICY: 'fail-attempt' | 'exit' | 'off' = 'fail-attempt';
+
+  /**
+   * Whether a watchdog thread stops this instance (after releasing its
+   * actions) when its event loop stalls so long that a lease could expire
+   * elsewhere while a handler still runs.
+   */
+  @Transform(toBoolean)
+  @IsBoolean()
+  WATCHDOG_ENABLED = true;
 
   /** Identifies this instance in leases and the trace. Default: host-pid-random. */
   @IsOptional()

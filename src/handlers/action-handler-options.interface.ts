@@ -1,21 +1,48 @@
+import type { ResourceLimits } from 'node:worker_threads';
+
 /**
  * Options of a handler, given to {@link ActionHandler}.
  *
- * Backoff after a failed attempt n (1-based) is "full jitter" exponential:
- * a uniform random delay in [0, min(backoffCapMs, backoffBaseMs * 2^(n-1))]
+ * Backoff after a failed attempt n (1-based, counting charged attempts) is
+ * "full jitter" exponential: a uniform random delay in
+ * [0, min(backoffCapMs, backoffBaseMs * 2^(n-1))] ms
  * (AWS Architecture Blog, "Exponential Backoff And Jitter", 2015).
+ * @publicApi
  */
 export interface ActionHandlerOptions {
   /** The action type this handler runs, e.g. `instance.create`. Stored in the database as is. */
   type: string;
-  /** Abort the attempt after this many ms (the signal aborts, the attempt fails with a timeout). Default: none. */
+  /**
+   * End the attempt after this many ms: the signal aborts with a
+   * HandlerTimeoutError and the attempt ends at once as a `timeout` (retried
+   * while the budget lasts). A handler that ignores its signal keeps its slot
+   * until it returns; with `isolation: 'thread'` its thread is terminated.
+   * Default: none.
+   */
   timeoutMs?: number;
-  /** Backoff base (ms). Default 1 000. */
+  /** Backoff base (ms). Default 1 000 (or RETRY_BACKOFF_BASE_MS). */
   backoffBaseMs?: number;
-  /** Backoff cap (ms). Default 60 000. */
+  /** Backoff cap (ms). Default 60 000 (or RETRY_BACKOFF_CAP_MS). */
   backoffCapMs?: number;
-  /** Caps an action's maxAttempts for this type, if lower. Default: no cap. */
+  /**
+   * Caps the attempts of every action of this type: written into the action's
+   * `maxAttempts` when it is enqueued through the API and at its first claim,
+   * so the number shown is the number enforced. Default: no cap.
+   */
   maxAttempts?: number;
+  /**
+   * `'process'` (default): the handler runs in the service's event loop.
+   * `'thread'`: each attempt runs in a worker thread of a pool kept for this
+   * type. A timeout terminates the thread, an out-of-memory or crash ends only
+   * that attempt, and a busy loop never stalls heartbeats. The handler's file
+   * is loaded in the thread: the class is built with no arguments, or, when the
+   * file also exports a Nest module that provides it, through that module
+   * (bootstrapped once per thread). It has no access to the service's DI
+   * container, and its result and errors cross the thread as JSON.
+   */
+  isolation?: 'process' | 'thread';
+  /** With `isolation: 'thread'`: limits of each thread (e.g. `{ maxOldGenerationSizeMb: 256 }`). */
+  resourceLimits?: ResourceLimits;
 }
 
 /** Defaults of {@link ActionHandlerOptions}. */

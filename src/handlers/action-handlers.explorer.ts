@@ -1,6 +1,6 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, Reflector } from '@nestjs/core';
-import { ACTION_HANDLER_METADATA } from './action-handler.constants';
+import { ACTION_HANDLER_FILE_METADATA, ACTION_HANDLER_METADATA } from './action-handler.constants';
 import { ActionHandlerHost } from './action-handler.host';
 import { ActionHandlerOptions } from './action-handler-options.interface';
 import { ActionHandlersRegistry } from './action-handlers.registry';
@@ -41,8 +41,26 @@ export class ActionHandlersExplorer implements OnModuleInit {
       if (typeof options.type !== 'string' || !ACTION_TYPE_PATTERN.test(options.type)) {
         throw new InvalidActionHandlerError(className, `type ${JSON.stringify(options.type)} must match ${ACTION_TYPE_PATTERN}`);
       }
-      this.registry.register({ instance, options, className });
+      const problem = optionsProblem(options);
+      if (problem) throw new InvalidActionHandlerError(className, problem);
+      const file = this.reflector.get<string | undefined>(ACTION_HANDLER_FILE_METADATA, metatype);
+      if (options.isolation === 'thread' && !file)
+        throw new InvalidActionHandlerError(className, 'isolation "thread" needs the file that declares it, and none was found');
+      this.registry.register({ instance, options, className, file });
     }
     this.logger.log(`Action handlers: ${this.registry.types().join(', ') || '(none)'}`);
   }
+}
+
+/** What is wrong with a handler's options, or null. */
+function optionsProblem(options: ActionHandlerOptions): string | null {
+  const positiveInt = (v: unknown) => v === undefined || (Number.isInteger(v) && (v as number) > 0);
+  if (!positiveInt(options.timeoutMs)) return `timeoutMs must be a positive integer (ms), not ${String(options.timeoutMs)}`;
+  if (!positiveInt(options.maxAttempts) || (options.maxAttempts ?? 1) > 100)
+    return `maxAttempts must be an integer from 1 to 100, not ${String(options.maxAttempts)}`;
+  if (options.isolation !== undefined && options.isolation !== 'process' && options.isolation !== 'thread') {
+    return `isolation must be "process" or "thread", not ${JSON.stringify(options.isolation)}`;
+  }
+  if (options.resourceLimits && options.isolation !== 'thread') return 'resourceLimits apply only with isolation "thread"';
+  return null;
 }

@@ -8,6 +8,8 @@ export interface RegisteredHandler {
   instance: ActionHandlerHost;
   options: ActionHandlerOptions;
   className: string;
+  /** The file that declares it (thread-isolated handlers only: threads load it). */
+  file?: string;
 }
 
 /**
@@ -42,5 +44,10 @@ export class ActionHandlersRegistry {
   /** Every handled type, sorted. */
   types(): string[] {
     return [...this.handlers.keys()].sort();
+  }
+
+  /** Each handled type's `maxAttempts` cap, in the order of {@link types} (null: no cap). */
+  caps(): (number | null)[] {
+    return this.types().map((type) => this.handlers.get(type)!.options.maxAttempts ?? null);
   }
 }

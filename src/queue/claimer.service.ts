@@ -1,30 +1,82 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Pool } from 'pg';
+import { Settings } from '../config/settings';
+import { SETTINGS } from '../config/settings.token';
 import { PG_POOL } from '../database/pg-pool.provider';
-import { CLAIM_ACTIONS_SQL, ClaimedActionRow } from './sql/claim-actions.sql';
+import { timedQuery } from '../database/timed-query';
+import { ActionHandlersRegistry } from '../handlers/action-handlers.registry';
+import { leaseTiming, LeaseTiming } from './lease-timing';
+import { monotonicNow } from './monotonic-clock';
+import { CLAIM_ACTIONS_SQL, NEXT_DUE_SQL, QUARANTINED_DUE_SQL } from './sql/claim-actions.sql';
+import { LeasedActionRow } from './sql/leased-action.sql';
+import { WORKER_ID } from './worker-id.token';
+import { WorkerMetrics } from './worker-metrics';
+
+/** Actions leased by one claim, and when it was sent (monotonic ms): their leases last at least LEASE_MS from then. */
+export interface Claimed {
+  rows: LeasedActionRow[];
+  sentAt: number;
+}
 
 /**
- * Runs the claim statement ({@link CLAIM_ACTIONS_SQL}): one short transaction
- * that selects claimable group heads and leases them to this worker.
+ * Runs the claim statements (CLAIM_ACTIONS_SQL; the reasoning is in
+ * src/database/sql/006-worker-claim.up.sql) for the types this worker has
+ * handlers for, each one short transaction with a client-side timeout.
  */
 @Injectable()
 export class ClaimerService {
-  constructor(@Inject(PG_POOL) private readonly pool: Pool) {}
+  private readonly timing: LeaseTiming;
+
+  constructor(
+    @Inject(PG_POOL) private readonly pool: Pool,
+    @Inject(SETTINGS) settings: Settings,
+    @Inject(WORKER_ID) private readonly workerId: string,
+    private readonly registry: ActionHandlersRegistry,
+    private readonly metrics: WorkerMetrics,
+  ) {
+    this.timing = leaseTiming(settings.LEASE_MS);
+  }
 
   /**
-   * Claims up to `limit` actions.
-   * @param workerId lease owner written to the rows.
-   * @param types action types this worker can run.
-   * @param limit free slots, >= 1.
-   * @param leaseMs lease length (ms), counted from the database clock.
-   * @returns the claimed rows, each now `running` with `attempts` incremented.
-   * @throws the driver's error when the database is unreachable.
+   * Claims up to `limit` claimable heads (never a quarantined one).
+   * @throws the driver's error when the database is unreachable or too slow.
    */
-  async claim(workerId: string, types: string[], limit: number, leaseMs: number): Promise<ClaimedActionRow[]> {
-    const { rows } = await this.pool.query<ClaimedActionRow>({
-      ...CLAIM_ACTIONS_SQL,
-      values: [workerId, types, limit, leaseMs],
-    });
-    return rows;
+  claim(limit: number): Promise<Claimed> {
+    return this.run(limit, false);
+  }
+
+  /** Claims at most one due quarantined head, to be run alone. */
+  claimQuarantined(): Promise<Claimed> {
+    return this.run(1, true);
+  }
+
+  /** Milliseconds until the next scheduled head of these types is due (database clock), or null when none is. */
+  async msUntilNextDue(): Promise<number | null> {
+    const { rows } = await this.query<{ wait_ms: number | null }>(NEXT_DUE_SQL, [this.registry.types()]);
+    return rows[0]?.wait_ms ?? null;
+  }
+
+  /** Whether a quarantined head of these types is waiting, due. */
+  async quarantinedDue(): Promise<boolean> {
+    const { rows } = await this.query<{ due: boolean }>(QUARANTINED_DUE_SQL, [this.registry.types()]);
+    return rows[0]?.due === true;
+  }
+
+  private async run(limit: number, quarantined: boolean): Promise<Claimed> {
+    const sentAt = monotonicNow();
+    const { rows } = await this.query<LeasedActionRow>(CLAIM_ACTIONS_SQL, [
+      this.workerId,
+      this.registry.types(),
+      this.registry.caps(),
+      limit,
+      this.timing.leaseMs,
+      quarantined,
+    ]);
+    this.metrics.claimSeconds((monotonicNow() - sentAt) / 1000);
+    return { rows, sentAt };
+  }
+
+  private query<T extends object>(statement: { name: string; text: string }, values: unknown[]) {
+    return this.pool.query<T>(timedQuery(statement, values, this.timing.statementTimeoutMs));
   }
 }

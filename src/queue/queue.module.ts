@@ -1,17 +1,46 @@
 import { Module } from '@nestjs/common';
 import { ActionHandlersModule } from '../handlers/action-handlers.module';
 import { MetricsModule } from '../metrics/metrics.module';
+import { AttemptExecutor } from './attempt-executor.service';
 import { AttemptFinisher } from './attempt-finisher.service';
+import { AttemptRunner } from './attempt-runner.service';
 import { ClaimerService } from './claimer.service';
+import { EventLoopWatchdog } from './containment/event-loop-watchdog.service';
+import { StrayErrorGuard } from './containment/stray-error.guard';
+import { WatchdogSharedState } from './containment/watchdog-shared-state';
+import { HandlerThreads } from './isolation/handler-threads.service';
+import { LeaseKeeper } from './lease-keeper.service';
 import { NotificationListener } from './notification-listener.service';
 import { ReaperService } from './reaper.service';
 import { WorkerMetrics } from './worker-metrics';
 import { WorkerService } from './worker.service';
+import { WorkerSlots } from './worker-slots';
 
-/** The worker side: claim, run, heartbeat, finish, reap. */
+/**
+ * The worker side: claim (ClaimerService) and dispatch (WorkerService), run
+ * each attempt (AttemptExecutor → AttemptRunner, HandlerThreads), keep leases
+ * (LeaseKeeper), record ends (AttemptFinisher), reap expired leases
+ * (ReaperService), and contain misbehaving handlers (StrayErrorGuard,
+ * EventLoopWatchdog). docs/architecture.md draws the path of an action.
+ */
 @Module({
   imports: [ActionHandlersModule, MetricsModule],
-  providers: [ClaimerService, AttemptFinisher, ReaperService, NotificationListener, WorkerMetrics, WorkerService],
-  exports: [WorkerService, ClaimerService, ReaperService],
+  providers: [
+    WorkerSlots,
+    WorkerMetrics,
+    WatchdogSharedState,
+    ClaimerService,
+    LeaseKeeper,
+    HandlerThreads,
+    AttemptRunner,
+    AttemptFinisher,
+    AttemptExecutor,
+    NotificationListener,
+    WorkerService,
+    ReaperService,
+    StrayErrorGuard,
+    EventLoopWatchdog,
+  ],
+  exports: [WorkerService, WorkerSlots, ReaperService],
 })
 export class QueueModule {}

@@ -1,45 +1,65 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import type { Pool } from 'pg';
+import { Settings } from '../config/settings';
+import { SETTINGS } from '../config/settings.token';
 import { PG_POOL } from '../database/pg-pool.provider';
-import { REAP_EXPIRED_LEASES_SQL } from './sql/reap-expired-leases.sql';
+import { REAP_EXPIRED_LEASES_SQL } from './sql/lost-attempts.sql';
 import { WorkerMetrics } from './worker-metrics';
 
 /** Most leases reaped by one statement; the reaper loops while it finds a full batch. */
 const REAP_BATCH = 500;
 
 /**
- * Returns actions whose lease expired (their worker died or stalled) to
- * `pending`, or to `failed` when their attempts are spent. Any number of
- * instances may run it at once (rows are locked with SKIP LOCKED).
+ * Ends attempts whose lease expired (their worker died, stalled or lost the
+ * database) every REAPER_INTERVAL_MS, on worker instances. The action runs
+ * again (the statement wakes the workers), quarantined: its next attempt runs
+ * alone, and the lost attempt is charged only if it was already quarantined
+ * (src/database/sql/008-lost-attempts.up.sql). Any number of instances may
+ * reap at once (SKIP LOCKED); runs never overlap within one.
  */
 @Injectable()
-export class ReaperService {
+export class ReaperService implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(ReaperService.name);
   private running: Promise<number> | null = null;
+  private timer: NodeJS.Timeout | undefined;
 
   constructor(
     @Inject(PG_POOL) private readonly pool: Pool,
+    @Inject(SETTINGS) private readonly settings: Settings,
     private readonly metrics: WorkerMetrics,
   ) {}
+
+  onApplicationBootstrap(): void {
+    if (!this.settings.WORKER_ENABLED) return;
+    const tick = () => void this.reap().catch((error: Error) => this.logger.warn(`Reaper failed (will retry): ${error.message}`));
+    this.timer = setInterval(tick, this.settings.REAPER_INTERVAL_MS);
+    tick();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running?.catch(() => undefined);
+  }
 
   /**
    * Reaps every expired lease. A call while one is running joins it.
    * @returns how many leases were reaped.
    */
   reap(): Promise<number> {
-    if (!this.running) this.running = this.reapAll().finally(() => (this.running = null));
+    this.running ??= this.reapAll().finally(() => (this.running = null));
     return this.running;
   }
 
   private async reapAll(): Promise<number> {
     let total = 0;
     for (;;) {
-      const { rows } = await this.pool.query<{ action_id: string; attempt: number; worker_id: string }>({
+      const { rows } = await this.pool.query<{ action_id: string; attempt: number; worker_id: string; status: string; charged: number }>({
         ...REAP_EXPIRED_LEASES_SQL,
         values: [REAP_BATCH],
       });
       for (const r of rows) {
-        this.logger.warn(`Lease expired: action ${r.action_id} attempt ${r.attempt} (worker ${r.worker_id}); it will run again or fail`);
+        const charge = r.charged > 0 ? `charged ${r.charged} attempt(s)` : 'not charged, quarantined';
+        this.logger.warn(`Lease expired: action ${r.action_id} attempt ${r.attempt} (worker ${r.worker_id}); now ${r.status}, ${charge}`);
       }
       total += rows.length;
       if (rows.length < REAP_BATCH) break;

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Counter, Histogram } from 'prom-client';
+import { Counter, Gauge, Histogram } from 'prom-client';
 import { MetricsRegistry } from '../metrics/metrics.registry';
 
 /**
@@ -14,13 +14,17 @@ export class WorkerMetrics {
   private readonly leaseExpirationsTotal: Counter;
   private readonly handlerSeconds: Histogram<'type'>;
   private readonly claimDuration: Histogram;
+  private readonly heartbeatFailuresTotal: Counter;
+  private readonly selfFencedTotal: Counter;
+  private readonly stuckHandlersGauge: Gauge;
+  private readonly strayErrorsTotal: Counter<'type'>;
 
   constructor(metrics: MetricsRegistry) {
     const registers = [metrics.registry];
     this.claimedTotal = new Counter({ name: 'actions_claimed_total', help: 'Attempts started (actions claimed).', labelNames: ['type'], registers });
     this.endedTotal = new Counter({
       name: 'actions_attempts_ended_total',
-      help: 'Attempts ended, by outcome: done, retry, failed, released.',
+      help: 'Attempts ended, by outcome: done, retry, failed, cancelled, released, abandoned (lease lost; nothing recorded).',
       labelNames: ['type', 'outcome'],
       registers,
     });
@@ -41,6 +45,27 @@ export class WorkerMetrics {
       name: 'actions_claim_statement_duration_seconds',
       help: 'Duration of the claim statement.',
       buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5],
+      registers,
+    });
+    this.heartbeatFailuresTotal = new Counter({
+      name: 'actions_heartbeat_failures_total',
+      help: 'Heartbeats that failed or timed out (leases not extended).',
+      registers,
+    });
+    this.selfFencedTotal = new Counter({
+      name: 'actions_self_fenced_total',
+      help: 'Handlers aborted because their lease could not be renewed before it might expire elsewhere.',
+      registers,
+    });
+    this.stuckHandlersGauge = new Gauge({
+      name: 'actions_stuck_handlers',
+      help: 'Handlers still running after their attempt ended (they ignored their abort signal); each holds a slot.',
+      registers,
+    });
+    this.strayErrorsTotal = new Counter({
+      name: 'actions_stray_errors_total',
+      help: 'Unhandled rejections and uncaught exceptions, by the action type they came from (none: no handler).',
+      labelNames: ['type'],
       registers,
     });
   }
@@ -64,5 +89,21 @@ export class WorkerMetrics {
 
   claimSeconds(seconds: number): void {
     this.claimDuration.observe(seconds);
+  }
+
+  heartbeatFailed(): void {
+    this.heartbeatFailuresTotal.inc();
+  }
+
+  selfFenced(count: number): void {
+    this.selfFencedTotal.inc(count);
+  }
+
+  stuckHandlers(count: number): void {
+    this.stuckHandlersGauge.set(count);
+  }
+
+  strayError(type: string): void {
+    this.strayErrorsTotal.inc({ type });
   }
 }

@@ -2,13 +2,11 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 
 /**
- * Compiles the service once (tsc → dist/) so tests can start it as real
- * separate processes (`node dist/src/main.js`).
+ * Builds the service once (`npm run build`: tsc → dist/, SQL migrations
+ * copied) so tests can start it as real separate processes
+ * (`node dist/src/main.js`).
  */
 export default function globalSetup(): void {
   const root = join(__dirname, '..', '..');
-  execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')], {
-    cwd: root,
-    stdio: 'inherit',
-  });
+  execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
 }

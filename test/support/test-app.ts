@@ -16,6 +16,9 @@ export async function startTestApp(
     LOG_LEVEL: 'silent',
     WORKER_POLL_INTERVAL_MS: '200',
     PORT: '0',
+    // In-process apps share the jest process: no process-level error handlers, no watchdog thread.
+    STRAY_ERROR_POLICY: 'off',
+    WATCHDOG_ENABLED: 'false',
     ...env,
   });
   const app = await createApp({ databaseUrl, settings, imports });

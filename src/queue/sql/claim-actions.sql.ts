@@ -1,89 +1,61 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { SQL_MIGRATIONS_DIR } from '../../database/migrations/sql-file-migration';
+import { leasedActionColumns } from './leased-action.sql';
+
 /**
- * Claims up to `$3` claimable actions for worker `$1` and leases them for `$4` ms.
- *
- * Parameters: `$1::text` worker id, `$2::text[]` action types this worker has
- * handlers for, `$3::int` how many (the worker's free slots), `$4::int` lease
- * length in ms. Returns the claimed rows (see {@link ClaimedActionRow}).
- *
- * Why it is correct:
- * - Only heads are claimable (`is_head`). The triggers of the CreateActionQueue
- *   migration keep exactly one head per group: the smallest-id action that
- *   still holds the group. So this statement can never claim a non-head, and a
- *   batch can never hold two actions of one group (G3).
- * - `FOR UPDATE SKIP LOCKED` lets concurrent workers pass over rows another
- *   worker is claiming instead of queueing behind it; after locking, Postgres
- *   re-checks the WHERE clause on the newest row version, so a row claimed and
- *   committed by someone else meanwhile (now `running`) is dropped (G2).
- * - The selection is a `MATERIALIZED` CTE so the planner cannot inline it and
- *   run `LIMIT ... SKIP LOCKED` more than once (which could over-claim).
- * - The lease expiry comes from the database clock (`now()`); the attempt
- *   number doubles as the fencing token. `attempt_started_at` uses
- *   `clock_timestamp()` so the trace shows real start times, not the
- *   transaction's start.
- *
- * Index: `actions_claimable_idx (run_at, id) WHERE is_head AND status = 'pending'`
- * serves both the WHERE and the ORDER BY. It holds one entry per claimable head,
- * so the cost does not grow with the depth of any group (DESIGN.md trap 5).
- *
- * Rejected alternatives: `NOT EXISTS (smaller unfinished id in the group)`
- * rescans a deep group's backlog on every claim; `pg_try_advisory_lock` in the
- * WHERE clause may be evaluated for rows the LIMIT never returns and leaks locks;
- * claim-then-advisory-lock has the gap described in DESIGN.md (trap 1).
- *
- * Keep README.md "How it works" in step with this statement.
+ * The claim: `aq_claim_actions` (src/database/sql/006-worker-claim.up.sql,
+ * where its reasoning is). Parameters: `$1::text` worker id, `$2::text[]`
+ * types this worker runs, `$3::int[]` their handlers' maxAttempts caps (null:
+ * none), `$4::int` how many (free slots), `$5::int` lease (ms), `$6::boolean`
+ * claim one quarantined head instead. Returns LeasedActionRow rows.
  */
 export const CLAIM_ACTIONS_SQL = {
-  name: 'aq_claim_actions_v2',
-  // The statement runs inside the aq_claim_actions function (migration
-  // AddClaimAndFinishFunctions), so that aq_finish_attempts can run the very
-  // same claim for the slots a finishing batch frees. Its text is
-  // CLAIM_STATEMENT_SQL below (test/claim-plan.spec.ts checks they match).
-  text: `
-SELECT id::text, lock_id::text, type, payload, attempts, max_attempts, on_failure,
-       run_at, created_at, idempotency_key, lease_expires_at
-FROM aq_claim_actions($1::text, $2::text[], $3::int, $4::int)`,
+  name: 'aq_claim_actions',
+  text: `SELECT ${leasedActionColumns('c')}
+FROM aq_claim_actions($1::text, $2::text[], $3::int[], $4::int, $5::int, $6::boolean) AS c`,
 };
 
 /**
- * The claim statement as it runs inside `aq_claim_actions`, with the function's
- * parameters written `$1::text` (p_worker), `$2::text[]` (p_types), `$3::int`
- * (p_limit), `$4::int` (p_lease_ms). For EXPLAIN in tests and the benchmark.
+ * How long until the next head of these types becomes due (ms, from the
+ * database clock), quarantined or not; null when none is scheduled. A worker
+ * that found nothing to claim sets a timer for it, so a `runAt` in the future
+ * starts on time whatever the poll interval. Two index probes
+ * (actions_claimable_idx, actions_quarantined_idx). `$1::text[]` types.
  */
-export const CLAIM_STATEMENT_SQL = `
-WITH picked AS MATERIALIZED (
-  SELECT a.id
-  FROM actions AS a
-  WHERE a.is_head
-    AND a.status = 'pending'
-    AND a.run_at <= now()
-    AND a.type = ANY($2::text[])
-  ORDER BY a.run_at, a.id
-  LIMIT $3::int
-  FOR UPDATE SKIP LOCKED
-)
-UPDATE actions AS a
-SET status             = 'running',
-    attempts           = a.attempts + 1,
-    lease_owner        = $1::text,
-    lease_expires_at   = now() + $4::int * interval '1 millisecond',
-    attempt_started_at = clock_timestamp(),
-    started_at         = coalesce(a.started_at, clock_timestamp())
-FROM picked
-WHERE a.id = picked.id
-RETURNING a.id, a.lock_id, a.type, a.payload, a.attempts, a.max_attempts,
-          a.on_failure, a.run_at, a.created_at, a.idempotency_key, a.lease_expires_at`;
+export const NEXT_DUE_SQL = {
+  name: 'aq_next_due',
+  text: `
+SELECT ceil(extract(epoch FROM least(
+         (SELECT a.run_at FROM actions AS a
+          WHERE a.is_head AND a.status = 'pending' AND NOT a.quarantined AND a.run_at > now() AND a.type = ANY($1::text[])
+          ORDER BY a.run_at, a.id LIMIT 1),
+         (SELECT a.run_at FROM actions AS a
+          WHERE a.is_head AND a.status = 'pending' AND a.quarantined AND a.run_at > now() AND a.type = ANY($1::text[])
+          ORDER BY a.run_at, a.id LIMIT 1)
+       ) - now()) * 1000)::int AS wait_ms`,
+};
 
-/** A row returned by {@link CLAIM_ACTIONS_SQL}. */
-export interface ClaimedActionRow {
-  id: string;
-  lock_id: string | null;
-  type: string;
-  payload: Record<string, unknown>;
-  attempts: number;
-  max_attempts: number;
-  on_failure: 'block' | 'skip';
-  run_at: Date;
-  created_at: Date;
-  idempotency_key: string | null;
-  lease_expires_at: Date;
+/** Whether a quarantined head of these types is due (actions_quarantined_idx). `$1::text[]` types. */
+export const QUARANTINED_DUE_SQL = {
+  name: 'aq_quarantined_due',
+  text: `
+SELECT EXISTS (
+  SELECT 1 FROM actions AS a
+  WHERE a.is_head AND a.status = 'pending' AND a.quarantined AND a.run_at <= now() AND a.type = ANY($1::text[])
+) AS due`,
+};
+
+/**
+ * The claim's row selection, read from between the `<claim>` markers of
+ * 006-worker-claim.up.sql (its one home), with the function's parameters
+ * written `$1::text[]` (p_types) and `$2::int` (p_limit): for EXPLAIN in the
+ * tests and the benchmark. It locks rows (FOR UPDATE): run it in a
+ * transaction that is rolled back.
+ */
+export function claimSelectionSql(): string {
+  const text = readFileSync(join(SQL_MIGRATIONS_DIR, '006-worker-claim.up.sql'), 'utf8');
+  const section = /-- <claim>\n([\s\S]*?)-- <\/claim>/.exec(text);
+  if (!section) throw new Error('006-worker-claim.up.sql has no <claim> section');
+  return section[1].replace(/\bp_types\b/g, '$1::text[]').replace(/\bp_limit\b/g, '$2::int');
 }

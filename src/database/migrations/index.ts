@@ -1,0 +1,17 @@
+import { sqlFileMigration } from './sql-file-migration';
+
+/**
+ * Every migration of the queue, in order: one numbered pair of `.sql` files
+ * each, in src/database/sql (README "How it works" says what each holds).
+ * Add new ones at the end; never edit a released one.
+ */
+export const MIGRATIONS = [
+  sqlFileMigration(1764460800001, 'CreateTables', '001-tables'),
+  sqlFileMigration(1764460800002, 'AddWakeUp', '002-wake-up'),
+  sqlFileMigration(1764460800003, 'AddLeases', '003-leases'),
+  sqlFileMigration(1764460800004, 'AddGroupOrder', '004-group-order'),
+  sqlFileMigration(1764460800005, 'AddPromotion', '005-promotion'),
+  sqlFileMigration(1764460800006, 'AddWorkerClaim', '006-worker-claim'),
+  sqlFileMigration(1764460800007, 'AddWorkerFinish', '007-worker-finish'),
+  sqlFileMigration(1764460800008, 'AddLostAttempts', '008-lost-attempts'),
+];

@@ -1,0 +1,30 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { MigrationInterface, QueryRunner } from 'typeorm';
+
+/** Folder of the numbered `.sql` migration files (copied next to the compiled code by `npm run build`). */
+export const SQL_MIGRATIONS_DIR = join(__dirname, '..', 'sql');
+
+/**
+ * A migration whose SQL lives in the pair `<file>.up.sql` / `<file>.down.sql`
+ * of {@link SQL_MIGRATIONS_DIR}, where each statement has its reasoning beside
+ * it. Files are frozen once released: a change is a new numbered pair.
+ *
+ * @param timestamp TypeORM's ordering key (ms since epoch, 13 digits).
+ * @param name what the migration does, e.g. `CreateTables`.
+ * @param file the file stem, e.g. `001-tables`.
+ * @returns a migration class for the DataSource's `migrations` list.
+ */
+export function sqlFileMigration(timestamp: number, name: string, file: string): new () => MigrationInterface {
+  const migrationName = `${name}${timestamp}`;
+  const run = async (queryRunner: QueryRunner, direction: 'up' | 'down'): Promise<void> => {
+    await queryRunner.query(readFileSync(join(SQL_MIGRATIONS_DIR, `${file}.${direction}.sql`), 'utf8'));
+  };
+  const migration = class implements MigrationInterface {
+    name = migrationName;
+    up = (queryRunner: QueryRunner) => run(queryRunner, 'up');
+    down = (queryRunner: QueryRunner) => run(queryRunner, 'down');
+  };
+  Object.defineProperty(migration, 'name', { value: migrationName });
+  return migration;
+}

@@ -1,0 +1,12 @@
+DROP TRIGGER IF EXISTS actions_before_delete ON actions;
+DROP TRIGGER IF EXISTS actions_before_update ON actions;
+DROP TRIGGER IF EXISTS actions_after_insert_head ON actions;
+DROP TRIGGER IF EXISTS actions_before_insert ON actions;
+DROP FUNCTION IF EXISTS aq_actions_before_delete();
+DROP FUNCTION IF EXISTS aq_actions_before_update();
+DROP FUNCTION IF EXISTS aq_check_running_change(actions, text);
+DROP FUNCTION IF EXISTS aq_actions_after_insert_head();
+DROP FUNCTION IF EXISTS aq_actions_before_insert();
+DROP FUNCTION IF EXISTS aq_lock_group(bigint);
+DROP FUNCTION IF EXISTS aq_act_for_worker(text, int, text[], int[]);
+DROP FUNCTION IF EXISTS aq_holds_group(text, text);

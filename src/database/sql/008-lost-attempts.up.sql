@@ -1,0 +1,102 @@
+-- Attempts whose instance was lost: leases that expired (the reaper) and the
+-- leases of an instance that must go down at once (the event-loop watchdog, a
+-- fatal stray error). Poison detection lives here (see actions.quarantined):
+-- a lost attempt is charged only when the action ran alone in quarantine,
+-- which proves it is the one that kills instances.
+
+-- Attempts to charge for losing an attempt: none the first time (the action
+-- goes into quarantine); in quarantine the loss now, plus the earlier
+-- uncharged one.
+CREATE FUNCTION aq_loss_charge(p_quarantined boolean, p_uncharged_losses int) RETURNS int
+  LANGUAGE sql IMMUTABLE PARALLEL SAFE
+  AS $$ SELECT CASE WHEN p_quarantined THEN 1 + p_uncharged_losses ELSE 0 END $$;
+
+-- Ends the running attempts p_ids without their worker's result, and writes
+-- their trace rows (outcome p_outcome, error p_reason).
+-- - p_culprit NULL (the reaper, or an instance lost for an unknown cause):
+--   each attempt is a loss: quarantined, charged per aq_loss_charge.
+-- - p_culprit known: that attempt ends as an error charged to it (p_reason);
+--   the others are released uncharged, their quarantine unchanged.
+-- The actions become claimable again after p_delay_ms (time for a fenced
+-- instance to exit); `failed` when a charge spends the budget, `cancelled` when
+-- cancellation was requested. p_only_expired re-checks that each lease has
+-- expired on the locked row (the reaper, racing heartbeats); without it the
+-- caller must act for the lease owner (aq_act_for_worker).
+CREATE FUNCTION aq_end_lost_attempts(p_ids bigint[], p_culprit bigint, p_outcome text, p_reason text,
+                                     p_delay_ms int, p_only_expired boolean)
+  RETURNS TABLE (action_id bigint, attempt int, worker_id text, status text, charged int)
+  LANGUAGE plpgsql VOLATILE AS $$
+#variable_conflict use_column
+BEGIN
+  RETURN QUERY
+  WITH lost AS MATERIALIZED (
+    SELECT a.id, a.attempts, a.lease_owner, a.attempt_started_at, c.charge,
+           CASE WHEN a.cancel_requested_at IS NOT NULL THEN 'cancelled'
+                WHEN c.charge > 0 AND a.charged_attempts + c.charge >= a.max_attempts THEN 'failed'
+                ELSE 'pending' END AS next_status
+    FROM actions AS a
+    CROSS JOIN LATERAL (
+      SELECT CASE WHEN p_culprit IS NULL THEN aq_loss_charge(a.quarantined, a.uncharged_losses)
+                  WHEN a.id = p_culprit THEN 1 ELSE 0 END AS charge
+    ) AS c
+    WHERE a.id = ANY(p_ids) AND a.status = 'running' AND (NOT p_only_expired OR a.lease_expires_at < now())
+    FOR UPDATE OF a
+  ),
+  ended AS (
+    UPDATE actions AS a
+    SET status           = l.next_status,
+        finished_at      = CASE WHEN l.next_status = 'pending' THEN NULL ELSE clock_timestamp() END,
+        run_at           = CASE WHEN l.next_status = 'pending' THEN now() + p_delay_ms * interval '1 millisecond' ELSE a.run_at END,
+        charged_attempts = a.charged_attempts + l.charge,
+        last_error       = CASE WHEN p_culprit IS NULL OR a.id = p_culprit THEN p_reason ELSE a.last_error END,
+        quarantined      = CASE WHEN p_culprit IS NULL THEN true WHEN a.id = p_culprit THEN false ELSE a.quarantined END,
+        uncharged_losses = CASE WHEN p_culprit IS NULL THEN (CASE WHEN a.quarantined THEN 0 ELSE 1 END)
+                                WHEN a.id = p_culprit THEN 0 ELSE a.uncharged_losses END,
+        lease_owner      = NULL,
+        lease_expires_at = NULL
+    FROM lost AS l
+    WHERE a.id = l.id
+    RETURNING a.id, a.lock_id, l.attempts, l.lease_owner, l.attempt_started_at, a.status, l.charge
+  ),
+  traced AS (
+    INSERT INTO action_attempts (action_id, lock_id, attempt, worker_id, started_at, finished_at, outcome, error)
+    SELECT e.id, e.lock_id, e.attempts, e.lease_owner, e.attempt_started_at, clock_timestamp(),
+           CASE WHEN e.id = p_culprit THEN 'error' ELSE p_outcome END,
+           CASE WHEN p_culprit IS NULL OR e.id = p_culprit THEN p_reason
+                ELSE 'released: ' || p_reason END
+             || CASE WHEN e.charge = 0 AND (p_culprit IS NULL) THEN ' (not charged; quarantined)' ELSE '' END
+    FROM ended AS e
+    RETURNING action_id
+  )
+  SELECT e.id, e.attempts, e.lease_owner, e.status, e.charge FROM ended AS e;
+  IF FOUND THEN
+    PERFORM aq_wake_workers();
+  END IF;
+END $$;
+
+-- Reaper: ends up to p_limit expired leases (their worker died or stalled),
+-- oldest first. SKIP LOCKED: a row a completion is writing right now is left
+-- for the next round. Served by actions_running_idx (running rows are few).
+CREATE FUNCTION aq_reap_expired_leases(p_limit int)
+  RETURNS TABLE (action_id bigint, attempt int, worker_id text, status text, charged int)
+  LANGUAGE sql VOLATILE AS $$
+  SELECT r.* FROM aq_end_lost_attempts(ARRAY(
+    SELECT a.id FROM actions AS a
+    WHERE a.status = 'running' AND a.lease_expires_at < now()
+    ORDER BY a.lease_expires_at
+    LIMIT p_limit
+    FOR UPDATE SKIP LOCKED
+  ), NULL, 'lease_expired', 'lease expired', 0, true) AS r
+$$;
+
+-- Ends every running attempt of worker p_worker at once, when its instance
+-- must go down (see aq_end_lost_attempts for p_culprit and p_delay_ms).
+CREATE FUNCTION aq_release_worker(p_worker text, p_culprit bigint, p_reason text, p_delay_ms int)
+  RETURNS TABLE (action_id bigint, attempt int, worker_id text, status text, charged int)
+  LANGUAGE plpgsql VOLATILE AS $$
+BEGIN
+  PERFORM aq_act_for_worker(p_worker, 0, '{}', '{}');
+  RETURN QUERY SELECT * FROM aq_end_lost_attempts(ARRAY(
+    SELECT a.id FROM actions AS a WHERE a.status = 'running' AND a.lease_owner = p_worker
+  ), p_culprit, 'released', p_reason, p_delay_ms, false);
+END $$;

@@ -1,0 +1,52 @@
+/**
+ * Why an attempt's `AbortSignal` fired (its `reason`). The runner maps each to
+ * how the attempt ends (attempt-end.ts); handlers may read `ctx.signal.reason`.
+ */
+
+/** The heartbeat found the lease gone: another attempt owns the action now. Nothing is recorded. */
+export class LeaseLostError extends Error {
+  constructor(actionId: string, attempt: number) {
+    super(`lease of action ${actionId} attempt ${attempt} was lost`);
+    this.name = 'LeaseLostError';
+  }
+}
+
+/**
+ * The worker could not renew the lease (database unreachable or too slow) and
+ * stops the handler before the lease can expire elsewhere (self-fencing).
+ * The action is released if the database can still be reached.
+ */
+export class LeaseExpiringError extends Error {
+  constructor(actionId: string, attempt: number, remainingMs: number) {
+    super(`lease of action ${actionId} attempt ${attempt} could not be renewed; ${Math.max(0, Math.round(remainingMs))} ms left: stopping before it expires`);
+    this.name = 'LeaseExpiringError';
+  }
+}
+
+/** The service is shutting down; the action is released (not charged). */
+export class ShutdownError extends Error {
+  constructor() {
+    super('service shutting down; action released');
+    this.name = 'ShutdownError';
+  }
+}
+
+/** An operator asked to cancel the running action (POST /actions/:id/cancel). */
+export class CancelRequestedError extends Error {
+  constructor(actionId: string) {
+    super(`cancellation of action ${actionId} was requested`);
+    this.name = 'CancelRequestedError';
+  }
+}
+
+/**
+ * The handler left an error behind that nothing caught (an unhandled
+ * rejection or an uncaught exception in a timer it started): the attempt ends
+ * as an error, charged to this action only.
+ */
+export class StrayHandlerError extends Error {
+  constructor(readonly detail: string) {
+    super(`the handler left an uncaught error: ${detail}`);
+    this.name = 'StrayHandlerError';
+  }
+}

@@ -1,0 +1,45 @@
+import type { AttemptOutcome } from '../actions/action-status';
+
+/**
+ * What happens to the action after an attempt:
+ * - `done`: the handler returned; its result is stored.
+ * - `retry`: it failed with attempts left; it runs again after `delayMs`.
+ * - `failed`: it failed for good (permanent error, or its budget is spent).
+ * - `cancelled`: cancellation was requested while it ran.
+ * - `released`: handed back uncharged (shutdown, self-fencing); runs again.
+ */
+export type AttemptEndKind = 'done' | 'retry' | 'failed' | 'cancelled' | 'released';
+
+/** How one attempt ended, as the runner reports it and the finisher records it. */
+export interface AttemptEnd {
+  kind: AttemptEndKind;
+  /** What the trace row says about this attempt (`error`, `timeout`, ...). */
+  outcome: AttemptOutcome;
+  /** The handler's result as JSON text (`done` only). */
+  resultJson?: string;
+  /** Readable message and stack (see thrown-value.ts). */
+  error?: string;
+  stack?: string | null;
+  /** Delay before the next attempt (ms; `retry` and `released`). */
+  delayMs?: number;
+}
+
+/**
+ * The one table from an attempt's end to what is written and counted: the
+ * action's next status, how many attempts it charges to the budget, and the
+ * `outcome` label of `actions_attempts_ended_total`.
+ */
+export const ATTEMPT_END_EFFECTS: Record<AttemptEndKind, { nextStatus: string; charge: 0 | 1; metricLabel: string }> = {
+  done: { nextStatus: 'done', charge: 0, metricLabel: 'done' },
+  retry: { nextStatus: 'pending', charge: 1, metricLabel: 'retry' },
+  failed: { nextStatus: 'failed', charge: 1, metricLabel: 'failed' },
+  cancelled: { nextStatus: 'cancelled', charge: 0, metricLabel: 'cancelled' },
+  released: { nextStatus: 'pending', charge: 0, metricLabel: 'released' },
+};
+
+/** One attempt to record: which action, which attempt (fencing token), and how it ended. */
+export interface AttemptToFinish {
+  actionId: string;
+  attempt: number;
+  end: AttemptEnd;
+}

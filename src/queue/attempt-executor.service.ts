@@ -1,0 +1,113 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { ATTEMPT_END_EFFECTS } from './attempt-end';
+import { AttemptFinisher, FinishResult } from './attempt-finisher.service';
+import { AttemptRunner } from './attempt-runner.service';
+import { HeldLease, LeaseKeeper } from './lease-keeper.service';
+import { monotonicNow } from './monotonic-clock';
+import { LeasedActionRow } from './sql/leased-action.sql';
+import { WorkerMetrics } from './worker-metrics';
+import { WorkerSlots } from './worker-slots';
+
+/** What follows an attempt: the actions its finishing statement took for this worker, and when to look for a retry. */
+export interface Continuation {
+  /** Leased to this worker, slots occupied: execute them. */
+  next: LeasedActionRow[];
+  /** When their leases were granted at the earliest (monotonic ms). */
+  leasedAt: number;
+  /** The action was scheduled for a retry in this many ms. */
+  retryInMs?: number;
+}
+
+/**
+ * Takes one leased action through one attempt: keeps its lease alive
+ * (LeaseKeeper), runs it (AttemptRunner), records how it ended
+ * (AttemptFinisher), and frees its slot when the handler has returned. The
+ * flow is one-way: what the finishing statement took for this worker comes
+ * back as the result, for the caller to execute next.
+ */
+@Injectable()
+export class AttemptExecutor {
+  private readonly logger = new Logger(AttemptExecutor.name);
+  private active = 0;
+  private idleWaiters: (() => void)[] = [];
+
+  constructor(
+    private readonly leases: LeaseKeeper,
+    private readonly runner: AttemptRunner,
+    private readonly finisher: AttemptFinisher,
+    private readonly slots: WorkerSlots,
+    private readonly metrics: WorkerMetrics,
+  ) {}
+
+  /** Attempts not recorded yet. */
+  get activeAttempts(): number {
+    return this.active;
+  }
+
+  /** Resolves when no attempt is active. */
+  whenIdle(): Promise<void> {
+    return this.active === 0 ? Promise.resolve() : new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /**
+   * Runs one attempt of `row`, whose slot is occupied already.
+   * @param leasedAt when its lease was granted at the earliest (monotonic ms: when the claim was sent).
+   * @returns what to execute next; never rejects.
+   */
+  async execute(row: LeasedActionRow, leasedAt: number): Promise<Continuation> {
+    this.active++;
+    try {
+      return await this.attempt(row, leasedAt);
+    } finally {
+      if (--this.active === 0) this.idleWaiters.splice(0).forEach((resolve) => resolve());
+    }
+  }
+
+  private async attempt(row: LeasedActionRow, leasedAt: number): Promise<Continuation> {
+    const timing = this.leases.leaseTiming;
+    const lease: HeldLease = { actionId: row.id, attempt: row.attempts, deadline: leasedAt + timing.leaseMs, controller: new AbortController(), ended: false };
+    this.leases.track(lease);
+    this.metrics.claimed(row.type);
+    const startedAt = monotonicNow();
+    // (A claim answered so late that the lease could expire soon is aborted by the LeaseKeeper's next fence check.)
+    const run = await this.runner.run(row, lease.controller);
+    lease.ended = true;
+    const seconds = (monotonicNow() - startedAt) / 1000;
+    this.metrics.handled(row.type, run.end ? ATTEMPT_END_EFFECTS[run.end.kind].metricLabel : 'abandoned', seconds);
+    if (run.end && run.end.outcome !== 'done' && run.end.kind !== 'released') this.logFailure(row, run.end.kind, run.end.error, run.end.delayMs);
+    if (!run.settledAtEnd) this.watchStuck(row, run.settled, run.end?.outcome ?? 'aborted');
+    let result: FinishResult = { recorded: false, next: [], sentAt: monotonicNow() };
+    if (run.end) result = await this.finisher.finish({ actionId: row.id, attempt: row.attempts, end: run.end }, run.settledAtEnd, () => lease.deadline);
+    this.leases.untrack(lease);
+    if (run.settledAtEnd) this.slots.vacate();
+    if (run.end && !result.recorded) {
+      this.metrics.fenced();
+      this.logger.warn(`Discarded the ${run.end.kind} outcome of action ${row.id} attempt ${row.attempts}: the lease was lost (another attempt owns it now)`);
+    }
+    const retryInMs = result.recorded && run.end?.kind === 'retry' ? run.end.delayMs : undefined;
+    return { next: result.next, leasedAt: result.sentAt, retryInMs };
+  }
+
+  private logFailure(row: LeasedActionRow, kind: string, error: string | undefined, delayMs: number | undefined): void {
+    const next = kind === 'retry' ? `retry in ${delayMs} ms` : kind;
+    this.logger.warn(`Attempt ${row.attempts} of action ${row.id} (type ${row.type}, lock ${row.lock_id ?? '-'}) ended: ${next}: ${error ?? 'no message'}`);
+  }
+
+  /** A handler that did not return when its attempt ended keeps its slot until it does; counted, and logged once each way. */
+  private watchStuck(row: LeasedActionRow, settled: Promise<void>, why: string): void {
+    const since = monotonicNow();
+    this.slots.markStuck(1);
+    this.metrics.stuckHandlers(this.slots.stuck);
+    this.logger.warn(
+      `Handler of action ${row.id} (type ${row.type}, attempt ${row.attempts}) ignored its abort signal (${why}) and is still running; its slot stays taken until it returns, and its result will be discarded`,
+    );
+    void settled.then(() => {
+      this.slots.markStuck(-1);
+      this.metrics.stuckHandlers(this.slots.stuck);
+      this.slots.vacate();
+      this.logger.warn(
+        `Handler of action ${row.id} attempt ${row.attempts} returned ${Math.round(monotonicNow() - since)} ms after its attempt ended; result discarded`,
+      );
+    });
+  }
+}

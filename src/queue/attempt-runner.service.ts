@@ -1,0 +1,201 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Settings } from '../config/settings';
+import { SETTINGS } from '../config/settings.token';
+import { ActionContext, QueuedAction } from '../handlers/action-context.interface';
+import { HANDLER_DEFAULTS } from '../handlers/action-handler-options.interface';
+import { ActionHandlersRegistry, RegisteredHandler } from '../handlers/action-handlers.registry';
+import { HandlerTimeoutError } from '../handlers/handler-timeout.error';
+import { PermanentFailureError } from '../handlers/permanent-failure.error';
+import { CancelRequestedError, LeaseExpiringError, LeaseLostError, ShutdownError, StrayHandlerError } from './abort-reasons';
+import { AttemptEnd } from './attempt-end';
+import { fullJitterBackoffMs } from './backoff';
+import { attemptContext } from './containment/attempt-context';
+import { WatchdogSharedState } from './containment/watchdog-shared-state';
+import { toResultJson } from './handler-result';
+import { HandlerThreads, ThreadTaskError } from './isolation/handler-threads.service';
+import { LeasedActionRow } from './sql/leased-action.sql';
+import { describeThrown } from './thrown-value';
+import { WORKER_ID } from './worker-id.token';
+
+/** Longest wait for a handler to stop after a cancel or shutdown abort, before giving up on it (ms). */
+const MAX_ABORT_GRACE_MS = 2_000;
+/** After any other abort, how long a handler that honours its signal gets to return before it counts as stuck (ms). */
+const SETTLE_GRACE_MS = 50;
+/** Delay before an action released with its handler still running may run again (ms): time for this process to exit. */
+const STUCK_RELEASE_DELAY_MS = 2_000;
+
+/** How an attempt ended, and when its handler's promise settles. */
+export interface AttemptRun {
+  /** null: nothing to record (the lease was lost, or it must expire: a cancelled handler that did not stop). */
+  end: AttemptEnd | null;
+  /** Resolves when the handler's promise settles (at once for a handler that returned). */
+  settled: Promise<void>;
+  /** Whether it had settled when the attempt ended. */
+  settledAtEnd: boolean;
+  /** The error the handler threw or left behind, for the log (null when done). */
+  cause: unknown;
+}
+
+/**
+ * Runs one attempt of one leased action and says how it ended. The handler
+ * runs outside any transaction, in this process (inside the attempt's async
+ * context, so stray errors are charged to it) or, with `isolation: 'thread'`,
+ * in a worker thread. The attempt ends when the handler settles or, sooner,
+ * when its signal aborts:
+ * - timeout (`timeoutMs`) or a stray error: at once, as a charged failure
+ *   (retried while the budget lasts); a handler that ignores its signal is
+ *   left running (its slot stays taken) and its late result is discarded;
+ * - shutdown: released once the handler stops (at most about 2 s);
+ * - cancellation: `cancelled` once the handler stops; if it does not, nothing
+ *   is recorded and the lease, no longer renewed, expires (then `cancelled`);
+ * - self-fencing: released (if the database can still be reached);
+ * - lease lost: nothing is recorded (another attempt owns the action).
+ */
+@Injectable()
+export class AttemptRunner {
+  private readonly logger = new Logger(AttemptRunner.name);
+  private readonly abortGraceMs: number;
+
+  constructor(
+    @Inject(SETTINGS) private readonly settings: Settings,
+    @Inject(WORKER_ID) private readonly workerId: string,
+    private readonly registry: ActionHandlersRegistry,
+    private readonly threads: HandlerThreads,
+    private readonly watchdog: WatchdogSharedState,
+  ) {
+    this.abortGraceMs = Math.min(MAX_ABORT_GRACE_MS, Math.floor(settings.LEASE_MS / 3));
+  }
+
+  /**
+   * @param row the leased action (its attempt number is the fencing token).
+   * @param controller aborts the handler; the caller's LeaseKeeper aborts it too.
+   * @returns how the attempt ended; never rejects.
+   */
+  async run(row: LeasedActionRow, controller: AbortController): Promise<AttemptRun> {
+    const registered = this.registry.get(row.type);
+    if (!registered) {
+      const error = new PermanentFailureError(`no handler registered for type "${row.type}"`);
+      return { end: this.failureEnd(row, error, 'error'), settled: Promise.resolve(), settledAtEnd: true, cause: error };
+    }
+    let stray: unknown;
+    let ended = false;
+    const signal = controller.signal;
+    const timeoutMs = registered.options.timeoutMs;
+    const timer = timeoutMs ? setTimeout(() => controller.abort(new HandlerTimeoutError(timeoutMs)), timeoutMs) : undefined;
+    const outcome = this.invoke(registered, row, controller, (error) => {
+      if (ended || signal.aborted) return false;
+      stray = error;
+      controller.abort(new StrayHandlerError(describeThrown(error).message));
+      return true;
+    }).then(
+      (value) => ({ ok: true as const, value }),
+      (error: unknown) => ({ ok: false as const, error }),
+    );
+    let settledAtEnd = false;
+    const settled = outcome.then(() => {
+      settledAtEnd = true;
+    });
+    const aborted = new Promise<'aborted'>((resolve) => {
+      if (signal.aborted) resolve('aborted');
+      else signal.addEventListener('abort', () => resolve('aborted'), { once: true });
+    });
+    const first = await Promise.race([outcome, aborted]);
+    clearTimeout(timer);
+    ended = true;
+    if (first === 'aborted' || signal.aborted) {
+      const reason: unknown = signal.reason;
+      const graceMs = reason instanceof ShutdownError || reason instanceof CancelRequestedError ? this.abortGraceMs : SETTLE_GRACE_MS;
+      await waitAtMost(settled, graceMs);
+      return { end: this.abortEnd(row, reason, settledAtEnd, stray), settled, settledAtEnd, cause: stray ?? reason };
+    }
+    if (first.ok) {
+      try {
+        return { end: { kind: 'done', outcome: 'done', resultJson: toResultJson(first.value) }, settled, settledAtEnd: true, cause: null };
+      } catch (error) {
+        return { end: this.failureEnd(row, error, 'error'), settled, settledAtEnd: true, cause: error };
+      }
+    }
+    return { end: this.failureEnd(row, first.error, 'error'), settled, settledAtEnd: true, cause: first.error };
+  }
+
+  /** Starts the handler; a synchronous throw becomes a rejection. */
+  private invoke(registered: RegisteredHandler, row: LeasedActionRow, controller: AbortController, onStray: (error: unknown) => boolean): Promise<unknown> {
+    const action = toQueuedAction(row);
+    if (registered.options.isolation === 'thread') return this.threads.run(registered, action, this.workerId, controller.signal);
+    const ctx = this.contextFor(row, controller.signal);
+    const store = { actionId: row.id, type: row.type, attempt: row.attempts, strayError: onStray };
+    // The watchdog attributes a stall to this action while its synchronous part runs.
+    this.watchdog.enterHandler(row.id);
+    try {
+      return Promise.resolve(attemptContext.run(store, () => registered.instance.handle(action, ctx)));
+    } catch (error) {
+      return Promise.reject(error);
+    } finally {
+      this.watchdog.leaveHandler();
+    }
+  }
+
+  private contextFor(row: LeasedActionRow, signal: AbortSignal): ActionContext {
+    return {
+      signal,
+      attempt: row.attempts,
+      workerId: this.workerId,
+      // Built on first use: most handlers never log, and a Logger per attempt
+      // showed up in the profile of quick handlers.
+      get logger(): Logger {
+        const logger = new Logger(`action ${row.id} (${row.type}, lock ${row.lock_id ?? '-'}, attempt ${row.attempts})`);
+        Object.defineProperty(this, 'logger', { value: logger });
+        return logger;
+      },
+    };
+  }
+
+  private abortEnd(row: LeasedActionRow, reason: unknown, settled: boolean, stray: unknown): AttemptEnd | null {
+    if (reason instanceof LeaseLostError) return null;
+    if (reason instanceof HandlerTimeoutError) return this.failureEnd(row, reason, 'timeout');
+    if (reason instanceof StrayHandlerError) return this.failureEnd(row, stray ?? reason, 'error');
+    const { message } = describeThrown(reason);
+    if (reason instanceof CancelRequestedError) return settled ? { kind: 'cancelled', outcome: 'cancelled', error: message } : null;
+    if (reason instanceof ShutdownError || reason instanceof LeaseExpiringError) {
+      return { kind: 'released', outcome: 'released', error: message, delayMs: settled ? 0 : STUCK_RELEASE_DELAY_MS };
+    }
+    return this.failureEnd(row, reason, 'error');
+  }
+
+  /** A charged failure: retried with backoff while the budget lasts, else failed. */
+  private failureEnd(row: LeasedActionRow, error: unknown, outcome: 'error' | 'timeout'): AttemptEnd {
+    const permanent = error instanceof PermanentFailureError || (error instanceof ThreadTaskError && error.permanent);
+    const { message, stack } = describeThrown(error);
+    const charged = row.charged_attempts + 1;
+    if (permanent || charged >= row.max_attempts) return { kind: 'failed', outcome, error: message, stack };
+    const registered = this.registry.get(row.type);
+    const base = registered?.options.backoffBaseMs ?? this.settings.RETRY_BACKOFF_BASE_MS ?? HANDLER_DEFAULTS.backoffBaseMs;
+    const cap = registered?.options.backoffCapMs ?? this.settings.RETRY_BACKOFF_CAP_MS ?? HANDLER_DEFAULTS.backoffCapMs;
+    return { kind: 'retry', outcome, error: message, stack, delayMs: fullJitterBackoffMs(charged, base, cap) };
+  }
+}
+
+function toQueuedAction(row: LeasedActionRow): QueuedAction {
+  return {
+    id: row.id,
+    lockId: row.lock_id,
+    type: row.type,
+    payload: row.payload,
+    attempt: row.attempts,
+    maxAttempts: row.max_attempts,
+    onFailure: row.on_failure,
+    idempotencyKey: row.idempotency_key,
+    createdAt: row.created_at,
+  };
+}
+
+/** Resolves true when `promise` settles within `ms`, false otherwise. */
+export async function waitAtMost(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([promise.then(() => true), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,68 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { Settings } from '../../config/settings';
+import { SETTINGS } from '../../config/settings.token';
+import { DATABASE_URL } from '../../database/database-url.token';
+import { leaseTiming } from '../lease-timing';
+import { WORKER_ID } from '../worker-id.token';
+import { WatchdogConfig, WatchdogSharedState } from './watchdog-shared-state';
+
+/** The thread's file, next to this one (.js when compiled, .ts under ts-node or jest). */
+const THREAD_FILE = join(__dirname, `event-loop-watchdog.thread${__filename.endsWith('.ts') ? '.ts' : '.js'}`);
+
+/**
+ * Guards the leases against a stalled event loop (a handler that busy-loops,
+ * a synchronous call that never returns): while the loop is stalled no
+ * heartbeat is sent and no handler can be told to stop, so another instance
+ * would take the actions over while this one may still run them. A worker
+ * thread (event-loop-watchdog.thread.ts) watches a tick that the main loop
+ * writes every LEASE_MS/12 (at most 100 ms) into shared memory, next to the
+ * earliest lease deadline (WatchdogSharedState, kept by the LeaseKeeper);
+ * when the loop has stalled and a deadline comes
+ * within the self-fencing margin, the thread releases this worker's actions
+ * and kills the process first (WATCHDOG_ENABLED; worker instances only).
+ */
+@Injectable()
+export class EventLoopWatchdog implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(EventLoopWatchdog.name);
+  private thread: Worker | null = null;
+  private ticker: NodeJS.Timeout | undefined;
+
+  constructor(
+    @Inject(SETTINGS) private readonly settings: Settings,
+    @Inject(WORKER_ID) private readonly workerId: string,
+    @Inject(DATABASE_URL) private readonly databaseUrl: string,
+    private readonly state: WatchdogSharedState,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (!this.settings.WORKER_ENABLED || !this.settings.WATCHDOG_ENABLED) return;
+    const timing = leaseTiming(this.settings.LEASE_MS);
+    const tickEveryMs = Math.min(100, timing.fenceCheckEveryMs);
+    this.state.tick();
+    this.ticker = setInterval(() => this.state.tick(), tickEveryMs);
+    const config: WatchdogConfig = {
+      state: this.state.buffer,
+      databaseUrl: this.databaseUrl,
+      workerId: this.workerId,
+      // The main loop fences itself at fenceBeforeMs; the watchdog acts a
+      // check later, when that did not happen because the loop is stalled.
+      fenceBeforeMs: timing.guaranteedMarginMs,
+      stallMs: Math.max(3 * tickEveryMs, timing.fenceCheckEveryMs),
+      checkEveryMs: Math.max(5, Math.floor(timing.fenceCheckEveryMs / 2)),
+      releaseTimeoutMs: Math.max(20, Math.floor(timing.guaranteedMarginMs / 2)),
+      releaseDelayMs: Math.max(1_000, timing.guaranteedMarginMs),
+    };
+    const execArgv = THREAD_FILE.endsWith('.ts') ? ['-r', 'ts-node/register/transpile-only'] : [];
+    this.thread = new Worker(THREAD_FILE, { workerData: config, execArgv });
+    this.thread.unref();
+    this.thread.on('error', (error) => this.logger.error(`Event-loop watchdog thread failed: ${error.message}`));
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    clearInterval(this.ticker);
+    await this.thread?.terminate();
+    this.thread = null;
+  }
+}

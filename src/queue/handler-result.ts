@@ -1,0 +1,46 @@
+import { PermanentFailureError } from '../handlers/permanent-failure.error';
+
+/** A result serialised already (by a handler thread): stored as is. */
+export class SerializedResult {
+  constructor(readonly json: string) {}
+}
+
+/**
+ * A handler's return value as the JSON text to store (serialised once, here).
+ * `undefined` is stored as null; NUL characters are dropped from strings
+ * (PostgreSQL's jsonb cannot hold them).
+ *
+ * @throws PermanentFailureError when JSON cannot represent the value (a
+ *   function, a Symbol, a BigInt, a cycle), or a key or string holds NUL (keys)
+ *   or an unpaired UTF-16 surrogate, which jsonb refuses (and the whole
+ *   finishing batch would fail with it).
+ */
+export function toResultJson(result: unknown): string {
+  if (result instanceof SerializedResult) return result.json;
+  if (typeof result === 'function' || typeof result === 'symbol') {
+    throw new PermanentFailureError(`handler returned a ${typeof result}, which JSON cannot represent; return a JSON value`);
+  }
+  let text: string | undefined;
+  // Fast path: JSON.stringify escapes a NUL as \u0000 and a lone surrogate as
+  // \udXXX; without such an escape the text is what jsonb stores. Otherwise
+  // (or on a backslash-u in the data itself) the checked path below decides.
+  try {
+    text = JSON.stringify(result);
+  } catch {
+    text = undefined;
+  }
+  if (text !== undefined && !/\\u(0000|d[89a-f])/i.test(text)) return text;
+  if (text === undefined && result === undefined) return 'null';
+  try {
+    text = JSON.stringify(result, (key: string, value: unknown) => {
+      if (!key.isWellFormed() || key.includes('\u0000')) throw new PermanentFailureError('handler result has a key that jsonb cannot store');
+      if (typeof value !== 'string') return value;
+      if (!value.isWellFormed()) throw new PermanentFailureError('handler result contains an unpaired UTF-16 surrogate');
+      return value.includes('\u0000') ? value.replace(/\u0000/g, '') : value;
+    });
+  } catch (error) {
+    if (error instanceof PermanentFailureError) throw error;
+    throw new PermanentFailureError(`handler result is not JSON-serialisable: ${(error as Error).message}`);
+  }
+  return text ?? 'null';
+}

@@ -1,0 +1,93 @@
+import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { join } from 'node:path';
+import { Piscina } from 'piscina';
+import type { QueuedAction } from '../../handlers/action-context.interface';
+import type { RegisteredHandler } from '../../handlers/action-handlers.registry';
+import { Settings } from '../../config/settings';
+import { SETTINGS } from '../../config/settings.token';
+import { SerializedResult } from '../handler-result';
+import { ThreadTask, ThreadTaskResult } from './thread-task';
+
+/** Most threads of one handler type, whatever WORKER_CONCURRENCY. */
+const MAX_THREADS_PER_TYPE = 64;
+/** How long an idle handler thread is kept (ms). */
+const THREAD_IDLE_TIMEOUT_MS = 60_000;
+/** The thread entry, next to this file (.js when compiled, .ts under ts-node). */
+const THREAD_ENTRY = join(__dirname, `handler-thread.entry${__filename.endsWith('.ts') ? '.ts' : '.js'}`);
+
+/** A failed attempt of a thread-isolated handler, as described by its thread. */
+export class ThreadTaskError extends Error {
+  constructor(
+    message: string,
+    readonly threadStack: string | null,
+    readonly permanent: boolean,
+  ) {
+    super(message);
+    this.name = 'ThreadTaskError';
+    if (threadStack) this.stack = threadStack;
+  }
+}
+
+/**
+ * Runs the attempts of handlers declared with `isolation: 'thread'`, each type
+ * in a pool of worker threads of its own (Piscina, with the handler's
+ * `resourceLimits`). An aborted attempt (timeout, cancel, shutdown, lost
+ * lease) terminates its thread, so the handler really stops; a thread that
+ * dies (out of memory, an uncaught error) ends only its attempt.
+ */
+@Injectable()
+export class HandlerThreads implements OnApplicationShutdown {
+  private readonly pools = new Map<string, Piscina<ThreadTask, ThreadTaskResult>>();
+
+  constructor(@Inject(SETTINGS) private readonly settings: Settings) {}
+
+  /**
+   * Runs one attempt of `registered` in a thread.
+   * @returns the result, serialised in the thread.
+   * @throws ThreadTaskError for a handler error or a thread that died; the
+   *   abort reason when `signal` aborted.
+   */
+  async run(registered: RegisteredHandler, action: QueuedAction, workerId: string, signal: AbortSignal): Promise<SerializedResult> {
+    const task: ThreadTask = { file: registered.file!, type: registered.options.type, action, workerId };
+    let answer: ThreadTaskResult;
+    try {
+      answer = await this.poolFor(registered).run(task, { signal });
+    } catch (error) {
+      if (signal.aborted) throw signal.reason;
+      const e = error as Error & { code?: string };
+      const message =
+        e.code === 'ERR_WORKER_OUT_OF_MEMORY'
+          ? `handler thread ran out of memory (resourceLimits ${JSON.stringify(registered.options.resourceLimits ?? {})}): ${e.message}`
+          : `handler thread died: ${e.message}`;
+      throw new ThreadTaskError(message, e.stack ?? null, false);
+    }
+    if (!answer.ok) throw new ThreadTaskError(answer.message, answer.stack, answer.permanent);
+    return new SerializedResult(answer.resultJson);
+  }
+
+  /** Terminates every handler thread. */
+  async onApplicationShutdown(): Promise<void> {
+    await Promise.all([...this.pools.values()].map((pool) => pool.destroy()));
+    this.pools.clear();
+  }
+
+  private poolFor(registered: RegisteredHandler): Piscina<ThreadTask, ThreadTaskResult> {
+    let pool = this.pools.get(registered.options.type);
+    if (!pool) {
+      pool = new Piscina<ThreadTask, ThreadTaskResult>({
+        filename: THREAD_ENTRY,
+        name: 'default',
+        minThreads: 0,
+        // One thread per concurrent attempt (threads start on demand), so a
+        // queued attempt never spends its timeout waiting for a thread.
+        maxThreads: Math.min(this.settings.WORKER_CONCURRENCY, MAX_THREADS_PER_TYPE),
+        idleTimeout: THREAD_IDLE_TIMEOUT_MS,
+        resourceLimits: registered.options.resourceLimits,
+        // A handler written in TypeScript and run with ts-node (npm run start:dev).
+        execArgv: registered.file?.endsWith('.ts') ? [...process.execArgv, '-r', 'ts-node/register/transpile-only'] : process.execArgv,
+      });
+      this.pools.set(registered.options.type, pool);
+    }
+    return pool;
+  }
+}

@@ -1,0 +1,198 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Client } from 'pg';
+import { Settings } from '../config/settings';
+import { SETTINGS } from '../config/settings.token';
+import { DATABASE_URL } from '../database/database-url.token';
+import { timedQuery } from '../database/timed-query';
+import { CancelRequestedError, LeaseExpiringError, LeaseLostError } from './abort-reasons';
+import { WatchdogSharedState } from './containment/watchdog-shared-state';
+import { leaseTiming, LeaseTiming } from './lease-timing';
+import { monotonicNow } from './monotonic-clock';
+import { EXTEND_LEASES_SQL } from './sql/extend-leases.sql';
+import { WORKER_ID } from './worker-id.token';
+import { WorkerMetrics } from './worker-metrics';
+import { WorkerSlots } from './worker-slots';
+
+/** A lease this worker holds: one running attempt. */
+export interface HeldLease {
+  actionId: string;
+  attempt: number;
+  /** When the lease may expire elsewhere at the earliest (monotonic ms, see lease-timing.ts). */
+  deadline: number;
+  /** Aborted, with a reason from abort-reasons.ts, when the handler must stop. */
+  controller: AbortController;
+  /** The attempt has ended and is being recorded: keep the lease alive, abort nothing. */
+  ended: boolean;
+}
+
+/**
+ * Keeps this worker's leases alive and fences the worker when it cannot.
+ *
+ * - Heartbeat every LEASE_MS/3 on a connection of its own (a busy pool never
+ *   delays it), never two at once, each with a client-side timeout
+ *   (lease-timing.ts). A beat extends every held lease; an action whose lease
+ *   is gone has its handler aborted (LeaseLostError); one whose cancellation
+ *   was requested too (CancelRequestedError).
+ * - Self-fencing: each lease has a local deadline on the monotonic clock,
+ *   renewed by each successful beat. When a deadline comes within
+ *   LEASE_MS/4, the handler's signal is aborted (LeaseExpiringError) and the
+ *   worker takes no new work until a beat succeeds again, so a handler that
+ *   honours its signal stops before another worker can take its action.
+ *   (A stalled event loop runs none of this: see EventLoopWatchdog.)
+ */
+@Injectable()
+export class LeaseKeeper implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(LeaseKeeper.name);
+  private readonly leases = new Set<HeldLease>();
+  private readonly timing: LeaseTiming;
+  private heartbeatTimer: NodeJS.Timeout | undefined;
+  private fenceTimer: NodeJS.Timeout | undefined;
+  private client: Client | null = null;
+  private beating = false;
+  private failedBeats = 0;
+
+  constructor(
+    @Inject(SETTINGS) private readonly settings: Settings,
+    @Inject(WORKER_ID) private readonly workerId: string,
+    @Inject(DATABASE_URL) private readonly databaseUrl: string,
+    private readonly slots: WorkerSlots,
+    private readonly metrics: WorkerMetrics,
+    private readonly watchdogState: WatchdogSharedState,
+  ) {
+    this.timing = leaseTiming(settings.LEASE_MS);
+  }
+
+  onApplicationBootstrap(): void {
+    if (!this.settings.WORKER_ENABLED) return;
+    this.heartbeatTimer = setInterval(() => void this.beat(), this.timing.heartbeatEveryMs);
+    this.fenceTimer = setInterval(() => this.fenceExpiring(), this.timing.fenceCheckEveryMs);
+  }
+
+  /** Runs after every beforeApplicationShutdown hook, so leases stay alive while the worker drains. */
+  async onApplicationShutdown(): Promise<void> {
+    clearInterval(this.heartbeatTimer);
+    clearInterval(this.fenceTimer);
+    this.dropClient();
+  }
+
+  /** Timing derived from LEASE_MS. */
+  get leaseTiming(): LeaseTiming {
+    return this.timing;
+  }
+
+  /** Starts keeping `lease` alive until {@link untrack}. */
+  track(lease: HeldLease): void {
+    this.leases.add(lease);
+    this.watchdogState.lowerEarliestDeadline(lease.deadline);
+  }
+
+  untrack(lease: HeldLease): void {
+    this.leases.delete(lease);
+    if (this.leases.size === 0) this.watchdogState.setEarliestDeadline(Infinity);
+  }
+
+  /** Aborts every held lease's handler that has not ended, with `reason`. */
+  abortAll(reason: (lease: HeldLease) => Error): void {
+    for (const lease of this.leases) if (!lease.ended && !lease.controller.signal.aborted) lease.controller.abort(reason(lease));
+  }
+
+  private async beat(): Promise<void> {
+    if (this.beating || (this.leases.size === 0 && !this.slots.isPaused('fenced'))) return;
+    this.beating = true;
+    const held = [...this.leases];
+    const sentAt = monotonicNow();
+    try {
+      const client = await this.connection();
+      const values = [this.workerId, held.map((h) => h.actionId), held.map((h) => h.attempt), this.timing.leaseMs];
+      const { rows } = await client.query<{ id: string; attempt: number; extended: boolean; cancel_requested: boolean }>(
+        timedQuery(EXTEND_LEASES_SQL, values, this.timing.statementTimeoutMs),
+      );
+      this.afterBeat(held, new Map(rows.map((r) => [`${r.id}:${r.attempt}`, r])), sentAt);
+    } catch (error) {
+      this.dropClient();
+      this.failedBeats++;
+      this.metrics.heartbeatFailed();
+      if (this.failedBeats === 1 || this.failedBeats % 10 === 0) {
+        this.logger.warn(`Heartbeat failed ${this.failedBeats} time(s) in a row (leases not extended): ${(error as Error).message}`);
+      }
+    } finally {
+      this.beating = false;
+    }
+  }
+
+  private afterBeat(held: HeldLease[], answer: Map<string, { extended: boolean; cancel_requested: boolean }>, sentAt: number): void {
+    if (this.failedBeats > 0) this.logger.log(`Heartbeat restored after ${this.failedBeats} failure(s)`);
+    this.failedBeats = 0;
+    if (this.slots.isPaused('fenced')) {
+      this.slots.resume('fenced');
+      this.slots.wake();
+    }
+    let earliest = Infinity;
+    for (const lease of this.leases) {
+      if (answer.get(`${lease.actionId}:${lease.attempt}`)?.extended) lease.deadline = Math.max(lease.deadline, sentAt + this.timing.leaseMs);
+      earliest = Math.min(earliest, lease.deadline);
+    }
+    // Raised only here, where every deadline is known; a new lease lowers it at once (track).
+    this.watchdogState.setEarliestDeadline(earliest);
+    for (const lease of held) {
+      const row = answer.get(`${lease.actionId}:${lease.attempt}`);
+      // (extended false: still ours but its row was busy; the next beat extends it.)
+      if (lease.ended || lease.controller.signal.aborted) continue;
+      if (!row) {
+        this.logger.warn(`Lease lost for action ${lease.actionId} attempt ${lease.attempt}; aborting its handler`);
+        lease.controller.abort(new LeaseLostError(lease.actionId, lease.attempt));
+      } else if (row.cancel_requested) {
+        this.logger.log(`Cancellation requested for action ${lease.actionId}; aborting its handler`);
+        lease.controller.abort(new CancelRequestedError(lease.actionId));
+      }
+    }
+  }
+
+  /** Aborts the handlers whose lease could expire soon, and stops taking work. */
+  private fenceExpiring(): void {
+    const now = monotonicNow();
+    let fenced = 0;
+    for (const lease of this.leases) {
+      if (lease.ended || lease.controller.signal.aborted || now < lease.deadline - this.timing.fenceBeforeMs) continue;
+      lease.controller.abort(new LeaseExpiringError(lease.actionId, lease.attempt, lease.deadline - now));
+      fenced++;
+    }
+    if (fenced === 0) return;
+    this.metrics.selfFenced(fenced);
+    if (!this.slots.isPaused('fenced')) {
+      this.logger.warn(
+        `Self-fencing: ${fenced} lease(s) could not be renewed in time; their handlers are aborted and no new work is taken until the database answers`,
+      );
+      this.slots.pause('fenced');
+    }
+  }
+
+  private async connection(): Promise<Client> {
+    if (this.client) return this.client;
+    const client = new Client({
+      connectionString: this.databaseUrl,
+      application_name: 'ordered-action-queue:heartbeat',
+      connectionTimeoutMillis: this.timing.statementTimeoutMs,
+    });
+    client.on('error', () => {
+      if (this.client === client) this.dropClient();
+    });
+    this.client = client;
+    try {
+      await client.connect();
+    } catch (error) {
+      this.dropClient();
+      throw error;
+    }
+    return client;
+  }
+
+  /** Forgets the heartbeat connection without waiting for it (it may hang). */
+  private dropClient(): void {
+    const client = this.client;
+    this.client = null;
+    if (!client) return;
+    (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+    client.end().catch(() => undefined);
+  }
+}

@@ -1,0 +1,17 @@
+/**
+ * Reaper: ends up to `$1::int` expired leases (`aq_reap_expired_leases`,
+ * src/database/sql/008-lost-attempts.up.sql: quarantine and charging rules).
+ * Returns `{ action_id, attempt, worker_id, status, charged }` per lost attempt.
+ */
+export const REAP_EXPIRED_LEASES_SQL = {
+  name: 'aq_reap_expired_leases',
+  text: `SELECT action_id::text, attempt, worker_id, status, charged FROM aq_reap_expired_leases($1::int)`,
+};
+
+/**
+ * Ends every running attempt of worker `$1::text` at once, when its instance
+ * must go down (`aq_release_worker`): the culprit `$2::bigint` (null: unknown)
+ * ends as an error with message `$3::text`; the others are released, claimable
+ * again after `$4::int` ms. Same result rows as the reaper.
+ */
+export const RELEASE_WORKER_SQL = `SELECT action_id::text, attempt, worker_id, status, charged FROM aq_release_worker($1::text, $2::bigint, $3::text, $4::int)`;

@@ -1,0 +1,92 @@
+import { inspect } from 'node:util';
+
+/** Longest stored error message (characters): the first 3 000 and the last 1 000 are kept. */
+export const MAX_ERROR_MESSAGE_CHARS = 4_000;
+const MESSAGE_HEAD_CHARS = 3_000;
+const MESSAGE_TAIL_CHARS = 1_000;
+/** Longest stored stack (characters, from its start). */
+export const MAX_ERROR_STACK_CHARS = 8_000;
+
+/** A thrown value made readable and storable. */
+export interface DescribedError {
+  /** `Name: message` for an Error (with its own fields as JSON), JSON for other objects. */
+  message: string;
+  /** The Error's stack, or null. */
+  stack: string | null;
+}
+
+/**
+ * Describes anything a handler may throw, and never throws itself: an
+ * `Error` as `TypeError: message` plus its own fields (`{"code":"ECONNRESET"}`),
+ * other objects as JSON with their fields (a null-prototype object, or one
+ * whose `toString` throws, included), strings as they are, anything else as
+ * `String(value)` or `util.inspect`. NUL characters are dropped and unpaired
+ * surrogates replaced (PostgreSQL text cannot hold them); a long message keeps
+ * its head and tail (see {@link MAX_ERROR_MESSAGE_CHARS}), a stack its head.
+ *
+ * @param value what was thrown (or the reason a promise rejected with).
+ * @returns message and stack, both bounded.
+ */
+export function describeThrown(value: unknown): DescribedError {
+  let message: string;
+  let stack: string | null = null;
+  try {
+    if (value instanceof Error) {
+      const name = safeString(() => value.name) || 'Error';
+      const text = safeString(() => value.message);
+      const fields = ownFields(value);
+      message = `${name === 'Error' && text ? '' : `${name}: `}${text}${fields ? ` ${fields}` : ''}`;
+      stack = safeString(() => value.stack) || null;
+    } else if (typeof value === 'string') {
+      message = value;
+    } else if (typeof value === 'object' && value !== null) {
+      message = safeJson(value) ?? safeString(() => inspect(value, { depth: 4 }));
+    } else {
+      message = safeString(() => String(value));
+    }
+  } catch {
+    message = '';
+  }
+  return {
+    message: bounded(clean(message) || 'unknown error (an empty value was thrown)'),
+    stack: stack === null ? null : clean(stack).slice(0, MAX_ERROR_STACK_CHARS),
+  };
+}
+
+/** Own enumerable fields of an Error beyond name, message and stack, as JSON (e.g. `{"code":42}`), or ''. */
+function ownFields(error: Error): string {
+  try {
+    const extra = Object.fromEntries(Object.entries(error).filter(([k]) => !['name', 'message', 'stack'].includes(k)));
+    return Object.keys(extra).length > 0 ? (safeJson(extra) ?? '') : '';
+  } catch {
+    return '';
+  }
+}
+
+function safeJson(value: object): string | null {
+  try {
+    const text = JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
+    return typeof text === 'string' ? text : null;
+  } catch {
+    return null;
+  }
+}
+
+function safeString(read: () => unknown): string {
+  try {
+    const v = read();
+    return typeof v === 'string' ? v : v === undefined || v === null ? '' : inspect(v);
+  } catch {
+    return '';
+  }
+}
+
+function clean(text: string): string {
+  return text.replace(/\u0000/g, '').toWellFormed();
+}
+
+function bounded(text: string): string {
+  if (text.length <= MAX_ERROR_MESSAGE_CHARS) return text;
+  const omitted = text.length - MESSAGE_HEAD_CHARS - MESSAGE_TAIL_CHARS;
+  return `${text.slice(0, MESSAGE_HEAD_CHARS)} … [${omitted} characters omitted] … ${text.slice(-MESSAGE_TAIL_CHARS)}`;
+}
