@@ -4,12 +4,13 @@ import { ActionAttempt } from '../actions/action-attempt.entity';
 import { ActionGroup } from '../actions/action-group.entity';
 import { CreateActionQueue1764460800000 } from './migrations/1764460800000-CreateActionQueue';
 import { AddClaimAndFinishFunctions1764460900000 } from './migrations/1764460900000-AddClaimAndFinishFunctions';
+import { RetryGroupLockAfterPurge1764461000000 } from './migrations/1764461000000-RetryGroupLockAfterPurge';
 
 /** Every entity of the service. */
 export const ENTITIES = [Action, ActionAttempt, ActionGroup];
 
 /** Every migration, in order. Add new ones at the end. */
-export const MIGRATIONS = [CreateActionQueue1764460800000, AddClaimAndFinishFunctions1764460900000];
+export const MIGRATIONS = [CreateActionQueue1764460800000, AddClaimAndFinishFunctions1764460900000, RetryGroupLockAfterPurge1764461000000];
 
 /**
  * TypeORM options shared by the app and the migration CLI (`ormconfig.ts`).
