@@ -8,6 +8,7 @@ import { ActionResource, AttemptResource, GroupResource, StatsResource, toAction
 import { CreateActionDto } from './dto/create-action.dto';
 import { jsonBodyProblem } from '../http/json-body-guard.middleware';
 import { lockIdProblem } from './dto/lock-id.validator';
+import { runAtProblem } from './dto/run-at.validator';
 import { ListActionsQuery } from './dto/list-actions.query';
 import { ActionRow } from './sql/action-columns.sql';
 import { INSERT_ACTIONS_SQL, SELECT_BY_IDEMPOTENCY_KEYS_SQL } from './sql/enqueue-actions.sql';
@@ -24,8 +25,13 @@ import {
   STATS_SQL,
 } from './sql/manage-actions.sql';
 
-/** What to enqueue; the same fields as the REST body. `lockId` as a decimal string or safe integer. */
-export type EnqueueInput = Omit<CreateActionDto, 'lockId'> & { lockId?: string | number | null };
+/**
+ * What to enqueue; the same fields as the REST body. `lockId` as a decimal
+ * string or safe integer; `runAt` as a `Date` or an ISO 8601 string with `Z` or
+ * a UTC offset (a string without one is refused: it would mean a different
+ * instant on servers in different time zones).
+ */
+export type EnqueueInput = Omit<CreateActionDto, 'lockId' | 'runAt'> & { lockId?: string | number | null; runAt?: string | Date | null };
 
 /** An enqueued action and whether it was created now (false: an idempotency key matched). */
 export interface EnqueueResult {
@@ -104,8 +110,11 @@ export class ActionsService {
    * Enqueues one action.
    * @param input the action; `type` must have a registered handler.
    * @param manager run inside this transaction instead of a new one.
-   * @returns the action, and `created: false` if its idempotency key was already used.
-   * @throws BadRequestException naming the field; ConflictException when the key was used for another action.
+   * @returns the action, and `created: false` if its idempotency key was already used
+   *   (keys are remembered at least IDEMPOTENCY_WINDOW_DAYS after the first enqueue).
+   * @throws BadRequestException naming the field (e.g. a `runAt` string without `Z` or
+   *   an offset, a NUL character in a payload string); ConflictException when the key
+   *   was used for another action.
    */
   async enqueue(input: EnqueueInput, manager?: EntityManager): Promise<EnqueueResult> {
     const [result] = await this.insert([input], manager, () => '');
@@ -303,7 +312,9 @@ export class ActionsService {
     if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
       throw new BadRequestException([`${field}payload must be a JSON object`]);
     }
-    // The HTTP edge checked this already; in-process callers get the same rules.
+    // The HTTP edge checked this already; in-process callers get the same rules
+    // (among them: no real NUL character in a string or key; an escaped
+    // backslash followed by "u0000" is plain data).
     const problem = jsonBodyProblem(payload);
     if (problem) throw new BadRequestException([`${field}payload: ${problem.replace(/^body /, '')}`]);
     const payloadText = JSON.stringify(payload);
@@ -311,27 +322,25 @@ export class ActionsService {
     if (size > this.settings.MAX_PAYLOAD_BYTES) {
       throw new BadRequestException([`${field}payload is ${size} bytes; the limit is ${this.settings.MAX_PAYLOAD_BYTES} (MAX_PAYLOAD_BYTES)`]);
     }
-    if (payloadText.includes('\\u0000')) {
-      throw new BadRequestException([`${field}payload must not contain the NUL character (\\u0000)`]);
+    let runAt: string | null = null;
+    if (input.runAt !== undefined && input.runAt !== null) {
+      const runAtIssue = runAtProblem(input.runAt);
+      if (runAtIssue) throw new BadRequestException([`${field}runAt ${runAtIssue}`]);
+      runAt = new Date(input.runAt).toISOString();
+    }
+    const idempotencyKey = input.idempotencyKey ?? null;
+    if (idempotencyKey !== null && (typeof idempotencyKey !== 'string' || idempotencyKey.includes('\u0000'))) {
+      throw new BadRequestException([`${field}idempotencyKey must be a string without the NUL character`]);
     }
     return {
       lockId,
       type: input.type,
       payloadText,
-      runAt: input.runAt ? this.checkedRunAt(input.runAt, field) : null,
+      runAt,
       maxAttempts: input.maxAttempts ?? this.settings.DEFAULT_MAX_ATTEMPTS,
       onFailure: input.onFailure ?? 'block',
-      idempotencyKey: input.idempotencyKey ?? null,
+      idempotencyKey,
     };
-  }
-
-  /** runAt as ISO text, within years 1970..9999 (the range the table accepts). */
-  private checkedRunAt(runAt: Date | string, field: string): string {
-    const t = (typeof runAt === 'string' ? new Date(runAt) : runAt).getTime();
-    if (!Number.isFinite(t) || t < 0 || t > Date.UTC(9999, 11, 31)) {
-      throw new BadRequestException([`${field}runAt must be an ISO 8601 timestamp between 1970 and 9999`]);
-    }
-    return new Date(t).toISOString();
   }
 
   private async stateConflict(id: string, verb: string, allowed: string): Promise<Error> {

@@ -128,6 +128,18 @@ export class Settings {
   @Max(36_500)
   RETENTION_DAYS = 0;
 
+  /**
+   * Days an idempotency key is remembered after the first enqueue that used it:
+   * retention never deletes an action whose key is younger than this, so the
+   * unique index keeps refusing a repeat for at least this long. 0: as long as
+   * the action is kept (RETENTION_DAYS alone decides).
+   */
+  @Transform(toInteger)
+  @IsInt()
+  @Min(0)
+  @Max(36_500)
+  IDEMPOTENCY_WINDOW_DAYS = 7;
+
   /** How often the retention job runs (ms), when RETENTION_DAYS > 0. */
   @Transform(toInteger)
   @IsInt()

@@ -4,19 +4,24 @@ import type { Pool } from 'pg';
 import { Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.token';
 import { PG_POOL } from '../database/pg-pool.provider';
+import { DELETE_EMPTY_GROUPS_SQL, LOCK_EMPTY_GROUPS_SQL } from './sql/delete-empty-groups.sql';
 import { DELETE_EXPIRED_ACTIONS_SQL } from './sql/delete-expired-actions.sql';
 
 /** Rows deleted per statement (and per transaction). */
 export const RETENTION_BATCH_SIZE = 1_000;
+/** Empty groups removed per transaction: each is locked until its commit, so few. */
+export const GROUP_PURGE_BATCH_SIZE = 100;
 /** Name of the interval in the SchedulerRegistry. */
 const RETENTION_INTERVAL_NAME = 'actions-retention';
 
 /**
  * Deletes finished actions (done, cancelled, failed under `skip`) and their
- * trace once they are older than RETENTION_DAYS by finished_at. Runs every
- * RETENTION_INTERVAL_MS on instances with the worker enabled, never
- * overlapping itself; RETENTION_DAYS=0 keeps everything. Several instances may
- * run it at once (SKIP LOCKED).
+ * trace once they are older than RETENTION_DAYS by finished_at, except those
+ * whose idempotency key is younger than IDEMPOTENCY_WINDOW_DAYS (the key must
+ * keep deduplicating), then the `action_groups` rows of groups left with no
+ * action at all. Runs every RETENTION_INTERVAL_MS on instances with the worker
+ * enabled, never overlapping itself; RETENTION_DAYS=0 keeps everything.
+ * Several instances may run it at once (SKIP LOCKED).
  */
 @Injectable()
 export class RetentionService implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -45,26 +50,80 @@ export class RetentionService implements OnApplicationBootstrap, BeforeApplicati
 
   /**
    * Deletes every expired finished action, one batch per statement (each its
-   * own short transaction), until a batch comes back short. A call while a run
-   * is in progress joins it.
+   * own short transaction), until a batch comes back short; then removes the
+   * groups left empty ({@link purgeEmptyGroups}). A call while a run is in
+   * progress joins it.
    *
    * @param days retention in days (default RETENTION_DAYS); must be > 0.
+   * @param windowDays idempotency window in days (default IDEMPOTENCY_WINDOW_DAYS):
+   *   an action whose key was enqueued more recently is kept.
    * @returns how many actions were deleted.
    */
-  purge(days = this.settings.RETENTION_DAYS): Promise<number> {
+  purge(days = this.settings.RETENTION_DAYS, windowDays = this.settings.IDEMPOTENCY_WINDOW_DAYS): Promise<number> {
     if (days <= 0) return Promise.resolve(0);
-    this.running ??= this.purgeAll(days).finally(() => (this.running = null));
+    this.running ??= this.purgeAll(days, windowDays).finally(() => (this.running = null));
     return this.running;
   }
 
-  private async purgeAll(days: number): Promise<number> {
+  /**
+   * Removes the `action_groups` rows of groups that hold nothing (head_id NULL
+   * and no action row with that lock_id), at most {@link GROUP_PURGE_BATCH_SIZE}
+   * per short transaction, walking the groups once in lock_id order. Safe
+   * against a concurrent enqueue into such a group: see
+   * src/retention/sql/delete-empty-groups.sql.ts.
+   *
+   * @returns how many group rows were deleted.
+   */
+  async purgeEmptyGroups(): Promise<number> {
     let total = 0;
+    let after: string | null = null;
     for (;;) {
-      const { rowCount } = await this.pool.query({ text: DELETE_EXPIRED_ACTIONS_SQL, values: [days, RETENTION_BATCH_SIZE] });
-      total += rowCount ?? 0;
-      if ((rowCount ?? 0) < RETENTION_BATCH_SIZE || this.stopping) break;
+      const client = await this.pool.connect();
+      let locked: string[];
+      let broken: Error | undefined;
+      try {
+        await client.query('BEGIN ISOLATION LEVEL READ COMMITTED');
+        const { rows } = await client.query<{ lock_id: string }>({ text: LOCK_EMPTY_GROUPS_SQL, values: [after, GROUP_PURGE_BATCH_SIZE] });
+        locked = rows.map((r) => r.lock_id);
+        if (locked.length > 0) {
+          const { rowCount } = await client.query({ text: DELETE_EMPTY_GROUPS_SQL, values: [locked] });
+          total += rowCount ?? 0;
+        }
+        await client.query('COMMIT');
+      } catch (error) {
+        // A connection that cannot even roll back is dropped, not pooled.
+        broken = await client.query('ROLLBACK').then(
+          () => undefined,
+          (e: Error) => e,
+        );
+        throw error;
+      } finally {
+        client.release(broken);
+      }
+      if (locked.length < GROUP_PURGE_BATCH_SIZE || this.stopping) break;
+      after = locked[locked.length - 1];
     }
-    if (total > 0) this.logger.log(`Retention: deleted ${total} finished action(s) older than ${days} day(s)`);
+    return total;
+  }
+
+  private async purgeAll(days: number, windowDays: number): Promise<number> {
+    let total = 0;
+    let from = '-infinity';
+    for (;;) {
+      const { rows } = await this.pool.query<{ picked: number; deleted: number; last_finished_at: string | null }>({
+        text: DELETE_EXPIRED_ACTIONS_SQL,
+        values: [days, RETENTION_BATCH_SIZE, windowDays, from],
+      });
+      total += rows[0].deleted;
+      // A short batch means the scan reached the end; a batch that deleted
+      // nothing would not move the cursor.
+      if (rows[0].picked < RETENTION_BATCH_SIZE || rows[0].deleted === 0 || rows[0].last_finished_at === null || this.stopping) break;
+      from = rows[0].last_finished_at;
+    }
+    const groups = this.stopping ? 0 : await this.purgeEmptyGroups();
+    if (total > 0 || groups > 0) {
+      this.logger.log(`Retention: deleted ${total} finished action(s) older than ${days} day(s) and ${groups} empty group(s)`);
+    }
     return total;
   }
 }

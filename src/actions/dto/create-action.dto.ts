@@ -1,8 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsISO8601, IsIn, IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
+import { IsIn, IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
 import { FAILURE_POLICIES, FailurePolicy } from '../action-status';
 import { IsLockId, toLockIdString } from './lock-id.validator';
+import { IsRunAt, RUN_AT_REGEX } from './run-at.validator';
 
 /** Action types: letters, digits, `.`, `_`, `-`, `:`; 1..200 characters. */
 export const ACTION_TYPE_REGEX = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/;
@@ -38,11 +39,20 @@ export class CreateActionDto {
   @IsObject({ message: 'payload must be a JSON object' })
   payload?: Record<string, unknown>;
 
-  /** Not claimable before this time (ISO 8601). Default now. */
-  @ApiPropertyOptional({ type: String, format: 'date-time', example: '2025-01-01T12:00:00Z', description: 'Not claimable before; default now' })
+  /** Not claimable before this time: ISO 8601 with `Z` or a UTC offset (never server-local time). Default now. */
+  @ApiPropertyOptional({
+    type: String,
+    format: 'date-time',
+    pattern: RUN_AT_REGEX.source,
+    example: '2030-01-01T09:00:00Z',
+    description:
+      'Not claimable before this instant; default now. ISO 8601 date and time with `Z` or a UTC offset ' +
+      '(`2030-01-01T09:00:00Z`, `2030-01-01T09:00:00+09:00`), between 1970 and 9999. A value without an offset ' +
+      '(`2030-01-01T09:00:00`) or a date alone (`2030-01-01`) is refused with 400: its instant would depend on the server time zone.',
+  })
   @IsOptional()
-  // strict: a calendar-valid date ("2020-02-30" is refused, not rolled over); a string, not epoch ms.
-  @IsISO8601({ strict: true, strictSeparator: true }, { message: 'runAt must be an ISO 8601 timestamp such as 2025-01-01T12:00:00Z' })
+  // A string, not epoch ms; a real calendar date ("2020-02-30" is refused, not rolled over); Z or an offset required.
+  @IsRunAt()
   runAt?: string;
 
   /** Executions allowed before the action fails, 1..100. Default DEFAULT_MAX_ATTEMPTS. */
@@ -59,8 +69,18 @@ export class CreateActionDto {
   @IsIn(FAILURE_POLICIES)
   onFailure?: FailurePolicy;
 
-  /** Enqueue at most once per key: a repeat returns the existing action with 200. */
-  @ApiPropertyOptional({ minLength: 1, maxLength: 200, example: 'create-26', description: 'A repeat returns the existing action with 200' })
+  /**
+   * Enqueue at most once per key: a repeat returns the existing action with 200.
+   * The key is remembered at least IDEMPOTENCY_WINDOW_DAYS after the first enqueue, whatever RETENTION_DAYS says.
+   */
+  @ApiPropertyOptional({
+    minLength: 1,
+    maxLength: 200,
+    example: 'create-26',
+    description:
+      'A repeat returns the existing action with 200 (409 if it names another type or lockId). The key is remembered for at least ' +
+      'IDEMPOTENCY_WINDOW_DAYS after the first enqueue, however short RETENTION_DAYS is; after that it may be reused once retention has purged the action.',
+  })
   @IsOptional()
   @IsString()
   @Length(1, 200)

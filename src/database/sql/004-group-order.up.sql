@@ -32,18 +32,24 @@ $$;
 
 -- Locks the group row, creating it on first use, and returns its head id.
 -- A row lock, not an advisory lock: a batch touching 20 000 groups would
--- exhaust the shared lock table with advisory locks.
+-- exhaust the shared lock table with advisory locks. It loops because
+-- retention deletes empty group rows: an INSERT that met a row another
+-- transaction had just committed, deleted again before the SELECT, would
+-- otherwise go on without any group lock. It returns only with a locked row.
+-- (In REPEATABLE READ a row committed after the snapshot makes the INSERT
+-- raise a serialization failure instead of looping.)
 CREATE FUNCTION aq_lock_group(p_lock_id bigint) RETURNS bigint
   LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
   v_head bigint;
 BEGIN
-  SELECT head_id INTO v_head FROM action_groups WHERE lock_id = p_lock_id FOR UPDATE;
-  IF NOT FOUND THEN
-    INSERT INTO action_groups (lock_id) VALUES (p_lock_id) ON CONFLICT DO NOTHING;
+  LOOP
     SELECT head_id INTO v_head FROM action_groups WHERE lock_id = p_lock_id FOR UPDATE;
-  END IF;
-  RETURN v_head;
+    IF FOUND THEN
+      RETURN v_head;
+    END IF;
+    INSERT INTO action_groups (lock_id) VALUES (p_lock_id) ON CONFLICT DO NOTHING;
+  END LOOP;
 END $$;
 
 CREATE FUNCTION aq_actions_before_insert() RETURNS trigger
