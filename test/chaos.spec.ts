@@ -1,13 +1,17 @@
 import { Client } from 'pg';
 import { connect, sleep, terminateBackends } from './support/failure-helpers';
-import { ServiceProcess, startServiceProcess } from './support/service-process';
+import { BlackholeProxy, startBlackholeProxy } from './support/blackhole-proxy';
+import { ServiceProcess, startFixtureService } from './support/service-process';
 import { checkTrace, formatTraceReport } from '../src/testing/trace-checker';
 import { createTestDatabase, TestDatabase } from './support/test-database';
 
 /**
- * Chaos: several worker processes while a driver SIGKILLs and restarts them
- * and once cuts every database connection of the service. The trace must show
- * every action done exactly once, no overlapping leases in a group, no order
+ * Chaos: several worker processes while a driver SIGKILLs and restarts them,
+ * once cuts every database connection of the service, and once blackholes one
+ * worker's database traffic for a few seconds (it must fence itself); poison
+ * actions that block their instance's event loop (its watchdog stops it) are
+ * mixed into the workload. The trace must show every innocent action done
+ * exactly once and none failed, no overlapping leases in a group, no order
  * violation, nothing lost. CHAOS_LONG=1 runs a bigger variant.
  *
  * Kills provably interrupt running work: a share of the actions run long
@@ -31,7 +35,7 @@ const KILL_MARGIN_MS = 200;
 const TARGET_WAIT_MS = 2_000;
 
 const WORKER_ENV = {
-  LOG_LEVEL: 'error',
+  LOG_LEVEL: process.env.CHAOS_LOG_LEVEL ?? 'error',
   LEASE_MS: '2000',
   REAPER_INTERVAL_MS: '300',
   WORKER_POLL_INTERVAL_MS: '100',
@@ -43,6 +47,11 @@ const WORKER_ENV = {
 };
 
 const TYPES = ['instance.create', 'instance.update', 'instance.delete'];
+/** Poison actions: each blocks its instance's event loop for 5 s (capped at 2 attempts, policy skip). */
+const POISON_COUNT = Number(process.env.CHAOS_POISON ?? 4);
+const POISON_TYPE = 'test.busy';
+/** How long the blackholed worker stays cut off (ms). */
+const BLACKHOLE_MS = 3_000;
 
 describe('chaos: killed workers, cut connections', () => {
   let db: TestDatabase;
@@ -51,16 +60,49 @@ describe('chaos: killed workers, cut connections', () => {
   /** WORKER_ID of procs[i] (each incarnation its own id, so a lease maps to one process). */
   const workerIds: string[] = [];
   let incarnation = 0;
+  /** Worker 0 reaches the database through this proxy, which the driver blackholes once. */
+  let proxy: BlackholeProxy;
+  /** Processes the driver killed (the others that exit are restarted, as a process manager would). */
+  const killedByDriver = new Set<ServiceProcess>();
+  /** Processes that exited on their own (a poison action's watchdog stopped them). */
+  let selfExits = 0;
+  let stopping = false;
+  /** Starts slot `slot` again (and again, if a poison action stops it while it starts). */
+  const restartSlot = (slot: number): void => {
+    if (stopping) return;
+    const again = startWorker(slot);
+    again.started.then(
+      (q) => {
+        if (stopping) return void q.kill();
+        procs[slot] = q;
+        workerIds[slot] = again.id;
+      },
+      () => restartSlot(slot),
+    );
+  };
   const startWorker = (slot: number): { id: string; started: Promise<ServiceProcess> } => {
     const id = `chaos-w${slot}-${++incarnation}`;
-    return { id, started: startServiceProcess(db.url, { ...WORKER_ENV, WORKER_ID: id }) };
+    const started = startFixtureService(slot === 0 ? proxy.url : db.url, { ...WORKER_ENV, WORKER_ID: id });
+    started.then(
+      (p) =>
+        void p.exited.then(() => {
+          if (killedByDriver.has(p) || stopping || procs[slot] !== p) return;
+          selfExits++;
+          procs[slot] = null;
+          restartSlot(slot);
+        }),
+      () => undefined, // the caller sees the failed start
+    );
+    return { id, started };
   };
 
   beforeAll(async () => {
     db = await createTestDatabase('chaos');
+    proxy = await startBlackholeProxy(db.url);
   });
   afterAll(async () => {
     for (const p of procs) await p?.kill().catch(() => undefined);
+    await proxy?.close();
     await c?.end().catch(() => undefined);
     await db?.drop();
   });
@@ -70,6 +112,7 @@ describe('chaos: killed workers, cut connections', () => {
     async () => {
       const t0 = Date.now();
       // The first process migrates; the others start next to it.
+      procs.length = 0;
       for (let i = 0; i < CFG.workers; i++) {
         const w = startWorker(i);
         procs.push(await w.started);
@@ -106,10 +149,10 @@ describe('chaos: killed workers, cut connections', () => {
       // TARGET_WAIT_MS for one), else a random process.
       let kills = 0;
       let cut = 0;
+      let blackholed = 0;
       let stop = false;
       /** Attempts a kill provably interrupted mid-run. */
       const interrupted: { actionId: string; attempt: number; workerId: string }[] = [];
-      const restarts: Promise<void>[] = [];
       const driver = (async () => {
         let round = 0;
         while (!stop) {
@@ -118,6 +161,13 @@ describe('chaos: killed workers, cut connections', () => {
           round++;
           if (round === 2) {
             cut = await terminateBackends(db.name, `pid <> ${await backendPid(c)}`);
+            continue;
+          }
+          if (round === 3 && process.env.CHAOS_NO_BLACKHOLE !== '1') {
+            proxy.blackhole();
+            await sleep(BLACKHOLE_MS);
+            proxy.restore();
+            blackholed++;
             continue;
           }
           let target: Awaited<ReturnType<typeof findTarget>> = null;
@@ -137,6 +187,7 @@ describe('chaos: killed workers, cut connections', () => {
             i = alive[Math.floor(Math.random() * alive.length)];
           }
           const victim = procs[i]!;
+          killedByDriver.add(victim);
           procs[i] = null;
           const killed = victim.kill(); // sends SIGKILL synchronously
           // The action had leftMs to run when the query ran (after `asked`), so
@@ -144,16 +195,17 @@ describe('chaos: killed workers, cut connections', () => {
           if (target && Date.now() - asked < target.leftMs) interrupted.push({ actionId: target.actionId, attempt: target.attempt, workerId: target.workerId });
           await killed;
           kills++;
-          const w = startWorker(i);
-          restarts.push(
-            w.started.then((p) => {
-              if (stop) return p.kill();
-              procs[i] = p;
-              workerIds[i] = w.id;
-            }),
-          );
+          restartSlot(i);
         }
       })();
+
+      // Poison: each in a group of its own (policy skip, so its failure blocks nothing).
+      const { rows: poisonRows } = await c.query<{ id: string }>(
+        `INSERT INTO actions (lock_id, type, payload, on_failure)
+         SELECT 1000000 + g, $1, '{"ms": 5000}', 'skip' FROM generate_series(1, $2::int) g RETURNING id::text`,
+        [POISON_TYPE, POISON_COUNT],
+      );
+      const poison = poisonRows.map((r) => r.id);
 
       // Enqueue by plain SQL in chunks spread over time, groups interleaved, while workers run and die.
       let failing = 0;
@@ -195,19 +247,22 @@ describe('chaos: killed workers, cut connections', () => {
       try {
         const deadline = t0 + CFG.limitMs;
         while (Date.now() < deadline) {
-          const { rows } = await c.query<{ n: string }>(`SELECT count(*) AS n FROM actions WHERE status <> 'done'`);
+          const { rows } = await c.query<{ n: string }>(
+            `SELECT count(*) AS n FROM actions WHERE status IN ('pending', 'running') OR (status <> 'done' AND type <> $1)`,
+            [POISON_TYPE],
+          );
           remaining = Number(rows[0].n);
           if (remaining === 0) break;
           await sleep(250);
         }
       } finally {
         stop = true;
+        stopping = true;
         await driver;
-        await Promise.allSettled(restarts);
       }
 
       // Every outcome counts as a held lease for the overlap check (the default).
-      const report = await checkTrace(c);
+      const report = await checkTrace(c, { expectDone: (a) => a.type !== POISON_TYPE });
       const runtimeS = (Date.now() - t0) / 1000;
       const repeated = report.attemptsByOutcome.lease_expired ?? 0;
       // Each provably interrupted attempt, as the trace recorded it.
@@ -220,12 +275,27 @@ describe('chaos: killed workers, cut connections', () => {
       console.log(
         `chaos: ${report.actionCount} actions (${long} long, ${LONG_MS[0]}-${LONG_MS[1]} ms), ${CFG.groups} groups, ${CFG.workers} worker processes, ` +
           `${kills} SIGKILLs (${interrupted.length} provably interrupting a running action), ` +
-          `1 connection cut (${cut} backends), ${repeated} executions repeated because of kills (lease_expired), ` +
+          `1 connection cut (${cut} backends), ${blackholed} worker blackholed for ${BLACKHOLE_MS} ms, ` +
+          `${POISON_COUNT} poison actions (${selfExits} instances stopped by their watchdog), ` +
+          `${repeated} executions repeated because of kills (lease_expired), ` +
           `${failing} actions with simulated failures, attempts by outcome ${JSON.stringify(report.attemptsByOutcome)}, ${runtimeS.toFixed(1)} s`,
       );
 
+      if (remaining !== 0) {
+        const { rows: state } = await c.query(
+          `SELECT status, quarantined, type = $1 AS poison, count(*)::int AS n FROM actions GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
+          [POISON_TYPE],
+        );
+        console.log(`chaos: ${remaining} left: ${JSON.stringify(state)}`);
+      }
       expect(remaining).toBe(0);
-      expect(report.actionCount).toBe(CFG.actions);
+      expect(report.actionCount).toBe(CFG.actions + POISON_COUNT);
+      // The poison failed after its own budget; no innocent action failed.
+      const { rows: failed } = await c.query<{ id: string; type: string; charged_attempts: number }>(
+        `SELECT id::text, type, charged_attempts FROM actions WHERE status = 'failed' ORDER BY id`,
+      );
+      expect(failed.map((f) => f.id)).toEqual(poison);
+      expect(blackholed).toBe(process.env.CHAOS_NO_BLACKHOLE === '1' ? 0 : 1);
       expect(report.lost).toEqual([]);
       expect([...report.doneMoreThanOnce, ...report.doneWithoutTrace]).toEqual([]);
       expect(report.overlaps).toEqual([]);

@@ -1,3 +1,4 @@
+import type { AttemptOutcome } from './action-status';
 import { ActionRow } from './sql/action-columns.sql';
 
 /** The action resource of the REST API (see CONTRACT.md). 64-bit ids are decimal strings. */
@@ -18,6 +19,12 @@ export interface ActionResource {
   lastError: string | null;
   idempotencyKey: string | null;
   retryOf: string | null;
+  /** Attempts counted toward maxAttempts (releases and unproven lost leases are not). */
+  chargedAttempts: number;
+  /** When cancellation of the running action was requested, or null. */
+  cancelRequestedAt: string | null;
+  /** Its last attempt was lost with its instance: the next one runs alone (poison detection). */
+  quarantined: boolean;
 }
 
 /** One trace entry: an ended execution attempt. */
@@ -26,8 +33,10 @@ export interface AttemptResource {
   workerId: string;
   startedAt: string;
   finishedAt: string;
-  outcome: 'done' | 'error' | 'lease_expired' | 'released';
+  outcome: AttemptOutcome;
   error: string | null;
+  /** The stack of the thrown Error (bounded), or null. */
+  errorStack: string | null;
 }
 
 /** `GET /groups/:lockId`. */
@@ -68,6 +77,9 @@ export function toActionResource(row: ActionRow): ActionResource {
     lastError: row.last_error,
     idempotencyKey: row.idempotency_key,
     retryOf: row.retry_of,
+    chargedAttempts: row.charged_attempts,
+    cancelRequestedAt: iso(row.cancel_requested_at),
+    quarantined: row.quarantined,
   };
 }
 
@@ -79,6 +91,7 @@ export function toAttemptResource(row: {
   finished_at: Date;
   outcome: AttemptResource['outcome'];
   error: string | null;
+  error_stack: string | null;
 }): AttemptResource {
   return {
     attempt: row.attempt,
@@ -87,5 +100,6 @@ export function toAttemptResource(row: {
     finishedAt: row.finished_at.toISOString(),
     outcome: row.outcome,
     error: row.error,
+    errorStack: row.error_stack,
   };
 }

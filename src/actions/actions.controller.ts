@@ -69,13 +69,17 @@ export class ActionsController {
     return this.actions.get(id);
   }
 
-  /** Cancels a pending or failed action. */
+  /** Cancels an action (a running one: requests cancellation). */
   @Post(':id/cancel')
-  @ApiOperation({ summary: 'Cancel a pending or failed action' })
+  @ApiOperation({
+    summary: 'Cancel an action',
+    description:
+      'Pending or failed: cancelled at once. Running: cancellation is requested (`cancelRequestedAt`); the holder aborts the handler at its next heartbeat, and the action ends `cancelled` once the handler has stopped or its lease has expired; only then may its group move on.',
+  })
   @ApiParam({ name: 'id', example: '17' })
-  @ApiOkResponse({ type: ActionResponseDto, description: 'Now cancelled' })
+  @ApiOkResponse({ type: ActionResponseDto, description: 'Cancelled, or still running with cancelRequestedAt set' })
   @ApiNotFoundResponse({ type: ErrorResponseDto })
-  @ApiConflictResponse({ type: ErrorResponseDto, description: 'Not pending or failed' })
+  @ApiConflictResponse({ type: ErrorResponseDto, description: 'Done or cancelled already' })
   @HttpCode(HttpStatus.OK)
   cancel(@Param('id', ActionIdPipe) id: string): Promise<ActionResource> {
     return this.actions.cancel(id);

@@ -210,13 +210,17 @@ export class ActionsService {
   }
 
   /**
-   * Cancels a pending or failed action; a cancelled head releases its group.
-   * @throws NotFoundException; ConflictException from any other status.
+   * Cancels an action: a pending or failed one at once (a cancelled head
+   * releases its group); for a running one the request is recorded and the
+   * action is returned still `running` with `cancelRequestedAt` set: its holder
+   * aborts the handler, and it ends `cancelled` once the handler has stopped
+   * or its lease has expired.
+   * @throws NotFoundException; ConflictException when done or cancelled already.
    */
   async cancel(id: string): Promise<ActionResource> {
     const [row] = updatedRows<ActionRow>(await this.dataSource.query(CANCEL_ACTION_SQL, [id]));
     if (row) return toActionResource(row);
-    throw await this.stateConflict(id, 'cancel', 'pending or failed');
+    throw await this.stateConflict(id, 'cancel', 'pending, running or failed');
   }
 
   /**
@@ -337,7 +341,8 @@ export class ActionsService {
       type: input.type,
       payloadText,
       runAt,
-      maxAttempts: input.maxAttempts ?? this.settings.DEFAULT_MAX_ATTEMPTS,
+      // A handler's cap is written at once, so the number shown is the number enforced.
+      maxAttempts: Math.min(input.maxAttempts ?? this.settings.DEFAULT_MAX_ATTEMPTS, this.registry.get(input.type)?.options.maxAttempts ?? Infinity),
       onFailure: input.onFailure ?? 'block',
       idempotencyKey,
     };

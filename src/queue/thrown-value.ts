@@ -11,7 +11,7 @@ export const MAX_ERROR_STACK_CHARS = 8_000;
 export interface DescribedError {
   /** `Name: message` for an Error (with its own fields as JSON), JSON for other objects. */
   message: string;
-  /** The Error's stack, or null. */
+  /** The Error's stack frames (without the message line), or null. */
   stack: string | null;
 }
 
@@ -34,13 +34,19 @@ export function describeThrown(value: unknown): DescribedError {
     if (value instanceof Error) {
       const name = safeString(() => value.name) || 'Error';
       const text = safeString(() => value.message);
-      const fields = ownFields(value);
+      const fields = ownFields(value, text);
       message = `${name === 'Error' && text ? '' : `${name}: `}${text}${fields ? ` ${fields}` : ''}`;
-      stack = safeString(() => value.stack) || null;
+      // The frames only: V8 puts "Name: message" first, which `message` already holds.
+      const full = safeString(() => value.stack);
+      const header = `${name}: ${text}`;
+      stack = (full.startsWith(header) ? full.slice(header.length).replace(/^\n/, '') : full) || null;
     } else if (typeof value === 'string') {
       message = value;
     } else if (typeof value === 'object' && value !== null) {
-      message = safeJson(value) ?? safeString(() => inspect(value, { depth: 4 }));
+      // JSON shows the fields; an object whose fields JSON drops (functions) is inspected instead.
+      const json = safeJson(value);
+      const lostFields = json === '{}' && safeOwnKeys(value) > 0;
+      message = json !== null && !lostFields ? json : safeString(() => inspect(value, { depth: 4 }));
     } else {
       message = safeString(() => String(value));
     }
@@ -53,14 +59,23 @@ export function describeThrown(value: unknown): DescribedError {
   };
 }
 
-/** Own enumerable fields of an Error beyond name, message and stack, as JSON (e.g. `{"code":42}`), or ''. */
-function ownFields(error: Error): string {
+/**
+ * Own enumerable fields of an Error beyond name, message and stack that its
+ * message does not already show, as JSON (e.g. `{"code":"ECONNRESET"}`), or ''.
+ */
+function ownFields(error: Error, message: string): string {
   try {
-    const extra = Object.fromEntries(Object.entries(error).filter(([k]) => !['name', 'message', 'stack'].includes(k)));
+    const extra = Object.fromEntries(
+      Object.entries(error).filter(([k, v]) => !['name', 'message', 'stack'].includes(k) && !(isPrimitive(v) && message.includes(String(v)))),
+    );
     return Object.keys(extra).length > 0 ? (safeJson(extra) ?? '') : '';
   } catch {
     return '';
   }
+}
+
+function isPrimitive(value: unknown): boolean {
+  return value === null || (typeof value !== 'object' && typeof value !== 'function');
 }
 
 function safeJson(value: object): string | null {
@@ -69,6 +84,14 @@ function safeJson(value: object): string | null {
     return typeof text === 'string' ? text : null;
   } catch {
     return null;
+  }
+}
+
+function safeOwnKeys(value: object): number {
+  try {
+    return Reflect.ownKeys(value).length;
+  } catch {
+    return 0;
   }
 }
 

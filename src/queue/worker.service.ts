@@ -2,7 +2,7 @@ import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBoo
 import { Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.token';
 import { ShutdownError } from './abort-reasons';
-import { AttemptExecutor } from './attempt-executor.service';
+import { AttemptExecutor, Continuation } from './attempt-executor.service';
 import { waitAtMost } from './attempt-runner.service';
 import { ClaimerService } from './claimer.service';
 import { LeaseKeeper } from './lease-keeper.service';
@@ -12,6 +12,8 @@ import { WorkerSlots } from './worker-slots';
 
 /** After a failed claim (database away), wait this long before the next (ms). */
 const CLAIM_ERROR_PAUSE_MS = 500;
+/** Longest a worker runs quarantined actions alone before it takes normal work again (ms). */
+const QUARANTINE_ROUND_MS = 2_000;
 /** Longest timer for a scheduled head (setTimeout's limit is about 24.8 days). */
 const MAX_TIMER_MS = 2_147_483_647;
 
@@ -152,29 +154,36 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     );
   }
 
-  /** Runs one due quarantined action once nothing else runs here; resumes normal claims after it. */
+  /**
+   * Once nothing else runs here, runs due quarantined actions one at a time,
+   * each alone, for up to QUARANTINE_ROUND_MS, then resumes normal claims
+   * (one drain serves many: most quarantined actions are innocent and quick).
+   */
   private async runQuarantinedWhenAlone(): Promise<void> {
-    const grant = this.slots.reserveAlone();
-    if (!grant) return;
-    let claimed;
-    try {
-      claimed = await this.claimer.claimQuarantined();
-    } catch (error) {
-      this.slots.settle(grant, 0, null);
-      this.logger.warn(`Claim of a quarantined action failed (will retry): ${(error as Error).message}`);
-      return;
+    const roundEnds = Date.now() + QUARANTINE_ROUND_MS;
+    let next: Continuation | null = null;
+    while (Date.now() < roundEnds && this.slots.isPaused('quarantine')) {
+      const grant = this.slots.reserveAlone();
+      if (!grant) return; // not alone yet: the last attempt to end calls again
+      let claimed;
+      try {
+        claimed = await this.claimer.claimQuarantined();
+      } catch (error) {
+        this.slots.settle(grant, 0, null);
+        this.logger.warn(`Claim of a quarantined action failed (will retry): ${(error as Error).message}`);
+        return;
+      }
+      this.slots.settle(grant, claimed.rows.length, null);
+      const [row] = claimed.rows;
+      if (!row) break;
+      this.logger.warn(`Running quarantined action ${row.id} (type ${row.type}, attempt ${row.attempts}) alone: its last attempt was lost with its instance`);
+      next = await this.executor.execute(row, claimed.sentAt);
+      if (next.retryInMs !== undefined) this.wakeIn(next.retryInMs);
+      if (next.next.length > 0) break;
     }
-    this.slots.settle(grant, claimed.rows.length, null);
-    const [row] = claimed.rows;
-    if (!row) {
-      this.slots.resume('quarantine');
-      return this.requestClaim('wake');
-    }
-    this.logger.warn(`Running quarantined action ${row.id} (type ${row.type}, attempt ${row.attempts}) alone: its last attempt was lost with its instance`);
-    const next = await this.executor.execute(row, claimed.sentAt);
     this.slots.resume('quarantine');
-    this.dispatch(next.next, next.leasedAt);
-    this.onPoll();
+    if (next) this.dispatch(next.next, next.leasedAt);
+    this.requestClaim('wake');
   }
 
   /** Claims again in `ms` (a retry or a scheduled head coming due). */

@@ -26,6 +26,8 @@ export function freePort(): Promise<number> {
 export interface ServiceProcessOptions {
   /** Settings on top of the current environment; `undefined` removes a variable (e.g. DATABASE_URL for the embedded server). */
   env?: Record<string, string | undefined>;
+  /** The script to run instead of `dist/src/main.js` (e.g. a test fixture service). */
+  script?: string;
   /** Node options before the script, e.g. `--max-semi-space-size=32` or `--cpu-prof`. */
   nodeArgs?: string[];
   /** HTTP port; default a free one. */
@@ -67,7 +69,7 @@ export async function startServiceProcess(options: ServiceProcessOptions = {}): 
   const env: NodeJS.ProcessEnv = { ...process.env, ...options.env, PORT: String(port) };
   for (const [key, value] of Object.entries(options.env ?? {})) if (value === undefined) delete env[key];
   let out = '';
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), options.script ?? MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
   let dead = false;

@@ -11,13 +11,13 @@ export interface Queryable {
 }
 
 /** Outcomes of a trace row (`action_attempts.outcome`), plus `running` for an attempt still open in `actions`. */
-export type AttemptOutcome = 'done' | 'error' | 'lease_expired' | 'released' | 'running';
+export type AttemptOutcome = 'done' | 'error' | 'timeout' | 'cancelled' | 'lease_expired' | 'released' | 'running';
 
 /** Outcomes whose attempt held a valid lease to its end (the chaos tests' default for overlap checks). */
-export const VALID_LEASE_OUTCOMES: readonly AttemptOutcome[] = ['done', 'error'];
+export const VALID_LEASE_OUTCOMES: readonly AttemptOutcome[] = ['done', 'error', 'timeout', 'cancelled'];
 
 /** Every outcome, including the still-running attempts read from `actions`. */
-export const ALL_OUTCOMES: readonly AttemptOutcome[] = ['done', 'error', 'lease_expired', 'released', 'running'];
+export const ALL_OUTCOMES: readonly AttemptOutcome[] = ['done', 'error', 'timeout', 'cancelled', 'lease_expired', 'released', 'running'];
 
 /** One execution attempt as the checker sees it. Times are microseconds since the epoch (exact, unlike `Date`). */
 export interface TracedAttempt {

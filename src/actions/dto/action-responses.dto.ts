@@ -27,7 +27,13 @@ export class ActionResponseDto {
   @ApiProperty({ example: 1, description: 'Executions started so far' })
   attempts: number;
 
-  @ApiProperty({ example: 5, minimum: 1, maximum: 100 })
+  @ApiProperty({
+    example: 5,
+    minimum: 1,
+    maximum: 100,
+    description:
+      'Attempts allowed (a handler option may cap it; the number shown is the number enforced). Releases do not count; a manual retry grants it afresh',
+  })
   maxAttempts: number;
 
   @ApiProperty({ enum: FAILURE_POLICIES, example: 'block' })
@@ -56,6 +62,21 @@ export class ActionResponseDto {
 
   @ApiProperty({ example: null, nullable: true, type: String, description: 'The failed `skip` action this one retries' })
   retryOf: string | null;
+
+  @ApiProperty({ example: 0, description: 'Attempts counted toward maxAttempts (releases and lost leases not proven to be its fault are not)' })
+  chargedAttempts: number;
+
+  @ApiProperty({
+    example: null,
+    nullable: true,
+    type: String,
+    format: 'date-time',
+    description: 'When cancellation of the running action was requested; it ends `cancelled` once its handler has stopped or its lease has expired',
+  })
+  cancelRequestedAt: string | null;
+
+  @ApiProperty({ example: false, description: 'Its last attempt was lost with its instance: its next attempt runs alone (poison detection)' })
+  quarantined: boolean;
 }
 
 /** One trace entry: an ended execution attempt. */
@@ -75,8 +96,11 @@ export class AttemptResponseDto {
   @ApiProperty({ enum: ATTEMPT_OUTCOMES, example: 'done' })
   outcome: string;
 
-  @ApiProperty({ example: null, nullable: true, type: String })
+  @ApiProperty({ example: null, nullable: true, type: String, description: 'Readable message; long ones keep their first 3 000 and last 1 000 characters' })
   error: string | null;
+
+  @ApiProperty({ example: null, nullable: true, type: String, description: "The thrown Error's stack (first 8 000 characters)" })
+  errorStack: string | null;
 }
 
 /** `GET /actions/:id`: the action with its trace. */

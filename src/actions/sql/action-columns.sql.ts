@@ -1,7 +1,8 @@
 /** Columns of an action as the API returns it (bigints as text). */
 export const ACTION_COLUMNS = `
   id::text, lock_id::text, type, payload, status, attempts, max_attempts, on_failure,
-  run_at, created_at, started_at, finished_at, result, last_error, idempotency_key, retry_of::text`;
+  run_at, created_at, started_at, finished_at, result, last_error, idempotency_key, retry_of::text,
+  charged_attempts, cancel_requested_at, quarantined`;
 
 /** A row selected with {@link ACTION_COLUMNS}. */
 export interface ActionRow {
@@ -21,4 +22,7 @@ export interface ActionRow {
   last_error: string | null;
   idempotency_key: string | null;
   retry_of: string | null;
+  charged_attempts: number;
+  cancel_requested_at: Date | null;
+  quarantined: boolean;
 }

@@ -5,7 +5,7 @@ export const SELECT_ACTION_SQL = `SELECT ${ACTION_COLUMNS} FROM actions WHERE id
 
 /** The trace of one action, oldest first. `$1::bigint` id. */
 export const SELECT_TRACE_SQL = `
-SELECT attempt, worker_id, started_at, finished_at, outcome, error
+SELECT attempt, worker_id, started_at, finished_at, outcome, error, error_stack
 FROM action_attempts WHERE action_id = $1::bigint ORDER BY id`;
 
 /**
@@ -45,27 +45,36 @@ ORDER BY a.id -- the bigint column, not the id::text output column
 LIMIT $5::int`;
 
 /**
- * Cancels a pending or failed action. If it was its group's head, the
- * release trigger promotes the next one. `$1::bigint` id.
+ * Cancels an action. Pending or failed: `cancelled` at once (a cancelled head
+ * releases its group; the release trigger promotes the next one). Running:
+ * only the request is recorded (cancel_requested_at); the holder's next
+ * heartbeat aborts the handler, and the action ends `cancelled` once the
+ * handler has stopped or its lease has expired (007 and 008 in
+ * src/database/sql), so its group moves on only then. `$1::bigint` id.
  */
 export const CANCEL_ACTION_SQL = `
-UPDATE actions SET status = 'cancelled', finished_at = clock_timestamp(), lease_owner = NULL, lease_expires_at = NULL
-WHERE id = $1::bigint AND status IN ('pending', 'failed')
+UPDATE actions
+SET status              = CASE WHEN status = 'running' THEN status ELSE 'cancelled' END,
+    finished_at         = CASE WHEN status = 'running' THEN finished_at ELSE clock_timestamp() END,
+    cancel_requested_at = coalesce(cancel_requested_at, clock_timestamp())
+WHERE id = $1::bigint AND status IN ('pending', 'failed', 'running')
 RETURNING ${ACTION_COLUMNS}`;
 
 /**
  * Retry in place (policy `block`): the failed head becomes pending again, still
- * the head, with a fresh budget of `max_attempts` more attempts (attempt
- * numbers keep growing, so they stay unique fencing tokens). `$1::bigint` id.
+ * the head, with a fresh budget: no attempt charged, `max_attempts` unchanged
+ * (attempt numbers keep growing, so they stay unique fencing tokens).
+ * `$1::bigint` id.
  */
 export const RETRY_IN_PLACE_SQL = `
 UPDATE actions
-SET status = 'pending', run_at = now(), finished_at = NULL, max_attempts = attempts + max_attempts
+SET status = 'pending', run_at = now(), finished_at = NULL, charged_attempts = 0,
+    cancel_requested_at = NULL, quarantined = false, uncharged_losses = 0
 WHERE id = $1::bigint AND status = 'failed' AND on_failure = 'block'
 RETURNING ${ACTION_COLUMNS}`;
 
-/** Wakes the workers (the channel the triggers notify when a head becomes claimable). */
-export const NOTIFY_READY_SQL = `SELECT pg_notify('actions_ready', '')`;
+/** Wakes the workers (src/database/sql/002-wake-up.up.sql). */
+export const NOTIFY_READY_SQL = `SELECT aq_wake_workers()`;
 
 /** Locks a failed `skip` action for re-enqueueing, unless it was already retried. `$1::bigint` id. */
 export const LOCK_FAILED_SKIP_SQL = `

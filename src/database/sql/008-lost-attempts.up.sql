@@ -18,7 +18,8 @@ CREATE FUNCTION aq_loss_charge(p_quarantined boolean, p_uncharged_losses int) RE
 -- - p_culprit known: that attempt ends as an error charged to it (p_reason);
 --   the others are released uncharged, their quarantine unchanged.
 -- The actions become claimable again after p_delay_ms (time for a fenced
--- instance to exit); `failed` when a charge spends the budget, `cancelled` when
+-- instance to exit), and so does the next action of a group that one of them
+-- released; `failed` when a charge spends the budget, `cancelled` when
 -- cancellation was requested. p_only_expired re-checks that each lease has
 -- expired on the locked row (the reaper, racing heartbeats); without it the
 -- caller must act for the lease owner (aq_act_for_worker).
@@ -69,9 +70,20 @@ BEGIN
     RETURNING action_id
   )
   SELECT e.id, e.attempts, e.lease_owner, e.status, e.charge FROM ended AS e;
-  IF FOUND THEN
-    PERFORM aq_wake_workers();
+  IF NOT FOUND THEN
+    RETURN;
   END IF;
+  -- An attempt that ended for good released its group, and the release trigger
+  -- (at the end of the statement above) made the next action head: it too
+  -- waits p_delay_ms, for the fenced instance to be gone.
+  IF p_delay_ms > 0 THEN
+    UPDATE actions AS a
+    SET run_at = greatest(a.run_at, now() + p_delay_ms * interval '1 millisecond')
+    FROM action_groups AS g
+    WHERE g.lock_id IN (SELECT x.lock_id FROM actions AS x WHERE x.id = ANY(p_ids) AND NOT x.holds_group AND x.lock_id IS NOT NULL)
+      AND a.id = g.head_id AND a.status = 'pending';
+  END IF;
+  PERFORM aq_wake_workers();
 END $$;
 
 -- Reaper: ends up to p_limit expired leases (their worker died or stalled),

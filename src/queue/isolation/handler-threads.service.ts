@@ -15,16 +15,18 @@ const THREAD_IDLE_TIMEOUT_MS = 60_000;
 /** The thread entry, next to this file (.js when compiled, .ts under ts-node). */
 const THREAD_ENTRY = join(__dirname, `handler-thread.entry${__filename.endsWith('.ts') ? '.ts' : '.js'}`);
 
-/** A failed attempt of a thread-isolated handler, as described by its thread. */
+/**
+ * A failed attempt of a thread-isolated handler, as its thread described it
+ * (the message already starts with the thread error's own name).
+ */
 export class ThreadTaskError extends Error {
-  constructor(
-    message: string,
-    readonly threadStack: string | null,
-    readonly permanent: boolean,
-  ) {
+  /** Whether the handler threw PermanentFailureError. */
+  declare readonly permanent: boolean;
+
+  constructor(message: string, threadStack: string | null, permanent: boolean) {
     super(message);
-    this.name = 'ThreadTaskError';
-    if (threadStack) this.stack = threadStack;
+    Object.defineProperty(this, 'permanent', { value: permanent, enumerable: false });
+    if (threadStack) this.stack = `Error: ${message}\n${threadStack}`;
   }
 }
 

@@ -1,0 +1,58 @@
+import { AddressInfo, createServer, Server, Socket } from 'node:net';
+
+/**
+ * A TCP proxy in front of PostgreSQL whose traffic can be cut without closing
+ * anything: `blackhole()` stops forwarding in both directions, so the
+ * connections behind it hang (no RST, no FIN), as in a network partition.
+ * Nothing is dropped: reading pauses and TCP holds the bytes back, as it
+ * would retransmit them, and `restore()` lets them flow again.
+ */
+export interface BlackholeProxy {
+  /** The proxy's URL form of `targetUrl`: same database, the proxy's port. */
+  url: string;
+  blackhole(): void;
+  restore(): void;
+  close(): Promise<void>;
+}
+
+/** @param targetUrl a postgres:// URL on 127.0.0.1. */
+export async function startBlackholeProxy(targetUrl: string): Promise<BlackholeProxy> {
+  const target = new URL(targetUrl);
+  const sockets = new Set<Socket>();
+  let cut = false;
+  const server: Server = createServer((client) => {
+    const upstream = new Socket();
+    upstream.connect(Number(target.port || 5432), target.hostname);
+    for (const [from, to] of [
+      [client, upstream],
+      [upstream, client],
+    ] as const) {
+      sockets.add(from);
+      if (cut) from.pause();
+      from.pipe(to);
+      from.on('error', () => to.destroy());
+      from.on('close', () => {
+        sockets.delete(from);
+        to.destroy();
+      });
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = new URL(targetUrl);
+  url.port = String((server.address() as AddressInfo).port);
+  return {
+    url: url.toString(),
+    blackhole: () => {
+      cut = true;
+      for (const s of sockets) s.pause();
+    },
+    restore: () => {
+      cut = false;
+      for (const s of sockets) s.resume();
+    },
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
