@@ -1,14 +1,14 @@
 import { INestApplication, Module } from '@nestjs/common';
 import { Client } from 'pg';
-import { ActionContext, ActionHandler, ActionHandlerHost, QueuedAction } from '../src/handlers';
-import { AttemptFinisher } from '../src/queue/attempt-finisher.service';
-import { ClaimerService } from '../src/queue/claimer.service';
-import { ReaperService } from '../src/queue/reaper.service';
-import { LeaseLostError, WorkerService } from '../src/queue/worker.service';
-import { connect, sleep } from './support/failure-helpers';
-import { checkTrace } from '../src/testing/trace-checker';
-import { startTestApp, waitFor } from './support/test-app';
-import { createTestDatabase, TestDatabase } from './support/test-database';
+import { ActionContext, ActionHandler, ActionHandlerHost, QueuedAction } from '../../src/handlers';
+import { AttemptFinisher } from '../../src/queue/attempt-finisher.service';
+import { ClaimerService } from '../../src/queue/claimer.service';
+import { ReaperService } from '../../src/queue/reaper.service';
+import { LeaseLostError, WorkerService } from '../../src/queue/worker.service';
+import { connect, sleep } from '../support/failure-helpers';
+import { checkTrace } from '../../src/testing/trace-checker';
+import { startTestApp, waitFor } from '../support/test-app';
+import { createTestDatabase, TestDatabase } from '../support/test-database';
 
 /** Shared state of the test-only stalling handler. */
 const stall = {

@@ -1,4 +1,4 @@
-import { fullJitterBackoffMs } from '../src/queue/backoff';
+import { fullJitterBackoffMs } from './backoff';
 
 describe('full-jitter exponential backoff', () => {
   it('doubles the ceiling per attempt up to the cap', () => {

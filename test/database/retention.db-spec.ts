@@ -1,8 +1,8 @@
 import { INestApplication } from '@nestjs/common';
 import { Client } from 'pg';
-import { RetentionService } from '../src/retention/retention.service';
-import { createTestDatabase, TestDatabase } from './support/test-database';
-import { startTestApp, waitFor } from './support/test-app';
+import { RetentionService } from '../../src/retention/retention.service';
+import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { startTestApp, waitFor } from '../support/test-app';
 
 describe('retention', () => {
   let db: TestDatabase;

@@ -1,11 +1,11 @@
 import { INestApplication, Module } from '@nestjs/common';
 import { Client } from 'pg';
-import { ActionContext, ActionHandler, ActionHandlerHost, QueuedAction } from '../src/handlers';
-import { checkTrace } from '../src/testing/trace-checker';
-import { connect, sleep, terminateBackends } from './support/failure-helpers';
-import { ServiceProcess, startServiceProcess } from './support/service-process';
-import { startTestApp, waitFor } from './support/test-app';
-import { createTestDatabase, TestDatabase } from './support/test-database';
+import { ActionContext, ActionHandler, ActionHandlerHost, QueuedAction } from '../../src/handlers';
+import { checkTrace } from '../../src/testing/trace-checker';
+import { connect, sleep, terminateBackends } from '../support/failure-helpers';
+import { ServiceProcess, startServiceProcess } from '../support/service-process';
+import { startTestApp, waitFor } from '../support/test-app';
+import { createTestDatabase, TestDatabase } from '../support/test-database';
 
 /** A second instance whose `instance.create`/`instance.update` finish at once (the demo one would sleep 60 s again). */
 @ActionHandler('instance.create')

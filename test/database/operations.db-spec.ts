@@ -1,8 +1,8 @@
 import { INestApplication } from '@nestjs/common';
 import { Client } from 'pg';
 import request from 'supertest';
-import { createTestDatabase, TestDatabase } from './support/test-database';
-import { startTestApp, waitFor } from './support/test-app';
+import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { startTestApp, waitFor } from '../support/test-app';
 
 /** The value of one sample of a Prometheus text exposition, or undefined. */
 function sample(text: string, name: string, labels = ''): number | undefined {

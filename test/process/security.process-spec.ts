@@ -1,9 +1,9 @@
 import { INestApplication } from '@nestjs/common';
 import request from 'supertest';
-import { apiKeyMatches } from '../src/security/api-key.middleware';
-import { startServiceProcess } from './support/service-process';
-import { createTestDatabase, TestDatabase } from './support/test-database';
-import { startTestApp } from './support/test-app';
+import { apiKeyMatches } from '../../src/security/api-key.middleware';
+import { startServiceProcess } from '../support/service-process';
+import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { startTestApp } from '../support/test-app';
 
 const KEY = 'test-key-0123456789abcdef';
 

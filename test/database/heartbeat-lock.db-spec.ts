@@ -1,8 +1,8 @@
 import { Client } from 'pg';
-import { createTestDatabase, TestDatabase } from './support/test-database';
-import { startTestApp } from './support/test-app';
-import { CLAIM_ACTIONS_SQL } from '../src/queue/sql/claim-actions.sql';
-import { EXTEND_LEASES_SQL } from '../src/queue/sql/extend-leases.sql';
+import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { startTestApp } from '../support/test-app';
+import { CLAIM_ACTIONS_SQL } from '../../src/queue/sql/claim-actions.sql';
+import { EXTEND_LEASES_SQL } from '../../src/queue/sql/extend-leases.sql';
 
 /**
  * The heartbeat never waits for a row lock. A worker's finishing statements

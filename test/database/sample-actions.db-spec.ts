@@ -2,10 +2,10 @@ import { INestApplication } from '@nestjs/common';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
-import { createTestDatabase, TestDatabase } from './support/test-database';
-import { startTestApp, waitFor } from './support/test-app';
+import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { startTestApp, waitFor } from '../support/test-app';
 
-const seed = JSON.parse(readFileSync(join(__dirname, '..', 'examples', 'seed-actions.json'), 'utf8')) as {
+const seed = JSON.parse(readFileSync(join(__dirname, '..', '..', 'examples', 'seed-actions.json'), 'utf8')) as {
   actions: { lockId: string; type: string; payload: Record<string, unknown> }[];
 };
 

@@ -2,12 +2,12 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { DataSource } from 'typeorm';
-import { buildDataSourceOptions, MIGRATIONS } from '../src/database/data-source-options';
-import { SETTING_NAMES } from '../src/config/settings';
-import { createTestDatabase, TestDatabase } from './support/test-database';
+import { buildDataSourceOptions, MIGRATIONS } from '../../src/database/data-source-options';
+import { SETTING_NAMES } from '../../src/config/settings';
+import { createTestDatabase, TestDatabase } from '../support/test-database';
 
 const run = promisify(execFile);
-const root = join(__dirname, '..');
+const root = join(__dirname, '..', '..');
 
 describe('schema: migrations are the source of truth', () => {
   let db: TestDatabase;

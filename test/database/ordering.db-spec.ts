@@ -1,9 +1,9 @@
 import { INestApplication } from '@nestjs/common';
 import { Client } from 'pg';
 import request from 'supertest';
-import { checkTrace, formatTraceReport } from '../src/testing/trace-checker';
-import { createTestDatabase, TestDatabase } from './support/test-database';
-import { startTestApp, waitFor } from './support/test-app';
+import { checkTrace, formatTraceReport } from '../../src/testing/trace-checker';
+import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { startTestApp, waitFor } from '../support/test-app';
 
 /** A type no handler runs: actions of it stay pending, so tests control their group's head. */
 const PARKED_TYPE = 'test.parked';

@@ -1,7 +1,7 @@
 import { Client } from 'pg';
-import { createTestDatabase, TestDatabase } from './support/test-database';
-import { startServiceProcess } from './support/service-process';
-import { waitFor } from './support/test-app';
+import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { startServiceProcess } from '../support/service-process';
+import { waitFor } from '../support/test-app';
 
 describe('the service as a separate process', () => {
   let db: TestDatabase;

@@ -1,8 +1,8 @@
 import { INestApplication } from '@nestjs/common';
 import { Client } from 'pg';
-import { CLAIM_ACTIONS_SQL, CLAIM_STATEMENT_SQL } from '../src/queue/sql/claim-actions.sql';
-import { createTestDatabase, TestDatabase } from './support/test-database';
-import { startTestApp } from './support/test-app';
+import { CLAIM_ACTIONS_SQL, CLAIM_STATEMENT_SQL } from '../../src/queue/sql/claim-actions.sql';
+import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { startTestApp } from '../support/test-app';
 
 interface PlanNode {
   'Node Type': string;

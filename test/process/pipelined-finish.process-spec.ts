@@ -1,9 +1,9 @@
 import { INestApplication } from '@nestjs/common';
 import { Client } from 'pg';
-import { ServiceProcess, startServiceProcess } from './support/service-process';
-import { createTestDatabase, TestDatabase } from './support/test-database';
-import { startTestApp } from './support/test-app';
-import { checkTrace, formatTraceReport, peakRunningByWorker } from '../src/testing/trace-checker';
+import { ServiceProcess, startServiceProcess } from '../support/service-process';
+import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { startTestApp } from '../support/test-app';
+import { checkTrace, formatTraceReport, peakRunningByWorker } from '../../src/testing/trace-checker';
 
 /**
  * Several finishing statements of one worker in flight at once (the

@@ -1,8 +1,8 @@
 import { Client } from 'pg';
-import { ServiceProcess, startServiceProcess } from './support/service-process';
-import { createTestDatabase, TestDatabase } from './support/test-database';
-import { waitFor } from './support/test-app';
-import { checkTrace, formatTraceReport, peakRunningByWorker } from '../src/testing/trace-checker';
+import { ServiceProcess, startServiceProcess } from '../support/service-process';
+import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { waitFor } from '../support/test-app';
+import { checkTrace, formatTraceReport, peakRunningByWorker } from '../../src/testing/trace-checker';
 
 /** Small seeded PRNG (mulberry32), so a failing run can be replayed with CONCURRENCY_SEED. */
 function prng(seed: number): () => number {

@@ -1,8 +1,8 @@
 import { INestApplication } from '@nestjs/common';
 import { Client } from 'pg';
 import request from 'supertest';
-import { createTestDatabase, TestDatabase } from './support/test-database';
-import { startTestApp } from './support/test-app';
+import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { startTestApp } from '../support/test-app';
 
 /**
  * G8 (bad input) and the REST contract's error statuses. The worker is off, so

@@ -3,8 +3,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import request from 'supertest';
-import { createTestDatabase, TestDatabase } from './support/test-database';
-import { startTestApp, waitFor } from './support/test-app';
+import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { startTestApp, waitFor } from '../support/test-app';
 
 /** Regressions found by trying to break the service (each once answered wrongly). */
 describe('regressions from the break-it review', () => {
@@ -148,7 +148,7 @@ describe('regressions from the break-it review', () => {
 
 describe('examples/seed-batch.json', () => {
   it('is the REST body for the sample actions of examples/seed-actions.json', () => {
-    const read = (f: string) => JSON.parse(readFileSync(join(__dirname, '..', 'examples', f), 'utf8'));
+    const read = (f: string) => JSON.parse(readFileSync(join(__dirname, '..', '..', 'examples', f), 'utf8'));
     expect(read('seed-batch.json')).toEqual({ actions: read('seed-actions.json').actions });
   });
 });

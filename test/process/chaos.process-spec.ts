@@ -1,8 +1,8 @@
 import { Client } from 'pg';
-import { connect, sleep, terminateBackends } from './support/failure-helpers';
-import { ServiceProcess, startServiceProcess } from './support/service-process';
-import { checkTrace, formatTraceReport } from '../src/testing/trace-checker';
-import { createTestDatabase, TestDatabase } from './support/test-database';
+import { connect, sleep, terminateBackends } from '../support/failure-helpers';
+import { ServiceProcess, startServiceProcess } from '../support/service-process';
+import { checkTrace, formatTraceReport } from '../../src/testing/trace-checker';
+import { createTestDatabase, TestDatabase } from '../support/test-database';
 
 /**
  * Chaos: several worker processes while a driver SIGKILLs and restarts them

@@ -1,9 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { loadSettings, SETTING_NAMES } from '../src/config/settings';
+import { loadSettings, SETTING_NAMES } from '../../src/config/settings';
 
-const root = join(__dirname, '..');
+const root = join(__dirname, '..', '..');
 const read = (file: string) => readFileSync(join(root, file), 'utf8');
 
 interface ComposeService {

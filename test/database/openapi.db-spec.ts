@@ -1,7 +1,7 @@
 import { INestApplication } from '@nestjs/common';
 import request from 'supertest';
-import { createTestDatabase, TestDatabase } from './support/test-database';
-import { startTestApp } from './support/test-app';
+import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { startTestApp } from '../support/test-app';
 
 interface Layer {
   route?: { path: string; methods: Record<string, boolean> };

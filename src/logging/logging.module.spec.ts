@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { loadSettings } from '../src/config/settings';
-import { buildPinoHttpOptions } from '../src/logging/logging.module';
+import { loadSettings } from '../config/settings';
+import { buildPinoHttpOptions } from './logging.module';
 
 /** The level each HTTP response is logged at (pino-http's customLogLevel). */
 describe('request log levels', () => {

@@ -1,10 +1,10 @@
 import { Injectable, Module } from '@nestjs/common';
 import request from 'supertest';
-import { ActionContext, ActionHandler, ActionHandlerHost, PermanentFailureError, QueuedAction } from '../src/handlers';
-import { createApp } from '../src/bootstrap';
-import { loadSettings } from '../src/config/settings';
-import { createTestDatabase, TestDatabase } from './support/test-database';
-import { startTestApp, waitFor } from './support/test-app';
+import { ActionContext, ActionHandler, ActionHandlerHost, PermanentFailureError, QueuedAction } from '../../src/handlers';
+import { createApp } from '../../src/bootstrap';
+import { loadSettings } from '../../src/config/settings';
+import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { startTestApp, waitFor } from '../support/test-app';
 
 const seen: { id: string; attempt: number; workerId: string; aborted: boolean }[] = [];
 
