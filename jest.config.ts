@@ -10,9 +10,10 @@ import type { Config } from 'jest';
  * Three jest projects, told apart by file name (see test/README.md):
  *
  * - unit:     `src/**\/*.spec.ts`, next to the code. No PostgreSQL, no build.
- * - database: `test/database/*.db-spec.ts`. A real PostgreSQL, the app in-process.
+ * - database: `test/database/*.db-spec.ts`. A real PostgreSQL, the app in-process;
+ *             each file clones the migrated template database made once per run.
  * - process:  `test/process/*.process-spec.ts`. The built service (`dist/`) run as
- *             OS processes.
+ *             OS processes, on databases cloned like the database project's.
  *
  * `npm test` runs all three in band; `npm run test:unit` only the first.
  */
@@ -50,12 +51,15 @@ const config: Config = {
       ...common,
       displayName: 'database',
       testMatch: ['<rootDir>/test/database/**/*.db-spec.ts'],
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
     },
     {
       ...common,
       displayName: 'process',
       testMatch: ['<rootDir>/test/process/**/*.process-spec.ts'],
       globalSetup: '<rootDir>/test/support/global-setup-process.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
     },
   ],
 };

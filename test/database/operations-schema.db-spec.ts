@@ -13,7 +13,8 @@ describe('schema: migrations are the source of truth', () => {
   let db: TestDatabase;
 
   beforeAll(async () => {
-    db = await createTestDatabase('schema');
+    // Empty: the migrations under test build the schema.
+    db = await createTestDatabase('schema', { migrated: false });
   });
   afterAll(async () => {
     await db?.drop();

@@ -57,7 +57,8 @@ describe('chaos: killed workers, cut connections', () => {
   };
 
   beforeAll(async () => {
-    db = await createTestDatabase('chaos');
+    // Empty: the first worker process migrates it at start-up.
+    db = await createTestDatabase('chaos', { migrated: false });
   });
   afterAll(async () => {
     for (const p of procs) await p?.kill().catch(() => undefined);

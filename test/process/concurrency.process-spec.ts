@@ -43,7 +43,8 @@ describe('three service processes on one queue', () => {
   let pg: Client;
 
   beforeAll(async () => {
-    db = await createTestDatabase('concurrency');
+    // Empty: the three processes start at once and migrate it (one at a time, on the migration lock).
+    db = await createTestDatabase('concurrency', { migrated: false });
     services = await Promise.all(
       Array.from({ length: INSTANCES }, () => startServiceProcess(db.url, { WORKER_CONCURRENCY: '8', WORKER_POLL_INTERVAL_MS: '200', LOG_LEVEL: 'warn' })),
     );

@@ -5,7 +5,8 @@ import { waitFor } from '../support/test-app';
 
 describe('the service as a separate process', () => {
   let db: TestDatabase;
-  beforeAll(async () => (db = await createTestDatabase('proc')));
+  // Empty: the service migrates it at start-up.
+  beforeAll(async () => (db = await createTestDatabase('proc', { migrated: false })));
   afterAll(async () => db?.drop());
 
   it('processes a plain SQL insert and exits 0 on SIGTERM', async () => {
