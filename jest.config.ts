@@ -23,6 +23,9 @@ const common = {
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
 } satisfies Config;
 
+/** Hooks shared by the projects that start apps and processes: fail a test that leaves one running. */
+const setupFilesAfterEnv = ['<rootDir>/test/support/setup-after-env.ts'];
+
 /**
  * Test files that no project would run (say `test/foo.spec.ts` from a branch
  * written before the split): jest would pass without them, so refuse to start.
@@ -53,6 +56,7 @@ const config: Config = {
       testMatch: ['<rootDir>/test/database/**/*.db-spec.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+      setupFilesAfterEnv,
     },
     {
       ...common,
@@ -60,6 +64,7 @@ const config: Config = {
       testMatch: ['<rootDir>/test/process/**/*.process-spec.ts'],
       globalSetup: '<rootDir>/test/support/global-setup-process.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+      setupFilesAfterEnv,
     },
   ],
 };

@@ -1,18 +1,16 @@
-import { INestApplication } from '@nestjs/common';
 import { Client } from 'pg';
 import request from 'supertest';
-import { createTestDatabase, TestDatabase } from '../support/test-database';
-import { startTestApp } from '../support/test-app';
+import { withTestApp } from '../support';
 
 /**
  * G8 (bad input) and the REST contract's error statuses. The worker is off, so
  * every row state is set up by the test itself and row counts are stable.
  */
 describe('REST input validation (G8)', () => {
-  let db: TestDatabase;
-  let app: INestApplication;
+  const t = withTestApp('apival', { env: { WORKER_ENABLED: 'false' } });
   let url: string;
   let pg: Client;
+  beforeAll(() => ({ url, pg } = t));
 
   const counts = async () => {
     const { rows } = await pg.query<{ actions: number; groups: number; attempts: number }>(
@@ -40,18 +38,6 @@ describe('REST input validation (G8)', () => {
     if (status !== 'pending') await pg.query(`UPDATE actions SET status = $2 ${extra} WHERE id = $1`, [id, status]);
     return id;
   };
-
-  beforeAll(async () => {
-    db = await createTestDatabase('apival');
-    ({ app, url } = await startTestApp(db.url, { WORKER_ENABLED: 'false' }));
-    pg = new Client({ connectionString: db.url });
-    await pg.connect();
-  });
-  afterAll(async () => {
-    await pg?.end();
-    await app?.close();
-    await db?.drop();
-  });
 
   describe('POST /actions', () => {
     const post = (body: unknown) => () =>

@@ -1,8 +1,6 @@
-import { INestApplication } from '@nestjs/common';
 import { Client } from 'pg';
 import { CLAIM_ACTIONS_SQL, CLAIM_STATEMENT_SQL } from '../../src/queue/sql/claim-actions.sql';
-import { createTestDatabase, TestDatabase } from '../support/test-database';
-import { startTestApp } from '../support/test-app';
+import { withTestDatabase } from '../support';
 
 interface PlanNode {
   'Node Type': string;
@@ -25,16 +23,12 @@ const nodes = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(nodes)
 describe('the claim statement with a deep group', () => {
   const DEEP = 50_000;
   const TYPES = ['instance.create', 'instance.update', 'instance.delete'];
-  let db: TestDatabase;
-  let app: INestApplication;
+  // A migrated database and no app: no worker, so nothing is claimed.
+  const db = withTestDatabase('claimplan');
   let pg: Client;
 
   beforeAll(async () => {
-    db = await createTestDatabase('claimplan');
-    // The app only migrates the database: no worker, so nothing is claimed.
-    ({ app } = await startTestApp(db.url, { WORKER_ENABLED: 'false' }));
-    pg = new Client({ connectionString: db.url });
-    await pg.connect();
+    pg = await db.connect();
     // Small groups first so their heads have the smallest ids, then the deep one.
     await pg.query(`INSERT INTO actions (lock_id, type, payload)
                     SELECT 10 + g, 'instance.update', jsonb_build_object('g', g, 'i', i)
@@ -44,11 +38,6 @@ describe('the claim statement with a deep group', () => {
     await pg.query(`INSERT INTO actions (lock_id, type) VALUES (NULL, 'instance.delete'), (NULL, 'instance.delete')`);
     await pg.query('VACUUM ANALYZE actions');
   }, 120_000);
-  afterAll(async () => {
-    await pg?.end();
-    await app?.close();
-    await db?.drop();
-  });
 
   it('keeps exactly one head per group, the smallest holding id, mirrored in action_groups', async () => {
     const { rows } = await pg.query<{ lock_id: string; heads: number; head_id: string; min_id: string; group_head: string }>(`

@@ -5,10 +5,8 @@ import { AttemptFinisher } from '../../src/queue/attempt-finisher.service';
 import { ClaimerService } from '../../src/queue/claimer.service';
 import { ReaperService } from '../../src/queue/reaper.service';
 import { LeaseLostError, WorkerService } from '../../src/queue/worker.service';
-import { connect, sleep } from '../support/failure-helpers';
 import { checkTrace } from '../../src/testing/trace-checker';
-import { startTestApp, waitFor } from '../support/test-app';
-import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { connect, sleep, startTestApp, waitFor, withTestDatabase } from '../support';
 
 /** Shared state of the test-only stalling handler. */
 const stall = {
@@ -45,18 +43,14 @@ function gate() {
 }
 
 describe('failure paths in one process', () => {
-  let db: TestDatabase;
+  const db = withTestDatabase('failures');
   let c: Client;
   const apps: INestApplication[] = [];
 
-  beforeAll(async () => {
-    db = await createTestDatabase('failures');
-  });
   afterAll(async () => {
     stall.gate?.open();
     for (const app of apps) await app.close().catch(() => undefined);
     await c?.end().catch(() => undefined);
-    await db?.drop();
   });
 
   it('fencing: a stalled holder loses its lease, is told through its AbortSignal, and its late completion is rejected', async () => {

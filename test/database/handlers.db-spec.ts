@@ -3,8 +3,7 @@ import request from 'supertest';
 import { ActionContext, ActionHandler, ActionHandlerHost, PermanentFailureError, QueuedAction } from '../../src/handlers';
 import { createApp } from '../../src/bootstrap';
 import { loadSettings } from '../../src/config/settings';
-import { createTestDatabase, TestDatabase } from '../support/test-database';
-import { startTestApp, waitFor } from '../support/test-app';
+import { startTestApp, waitFor, withTestDatabase } from '../support';
 
 const seen: { id: string; attempt: number; workerId: string; aborted: boolean }[] = [];
 
@@ -56,9 +55,7 @@ class NotAHost {
 class InvalidModule {}
 
 describe('handlers registered by users', () => {
-  let db: TestDatabase;
-  beforeAll(async () => (db = await createTestDatabase('handlers')));
-  afterAll(async () => db?.drop());
+  const db = withTestDatabase('handlers');
 
   it('discovers a user handler module, passes the context, stores the result, retries then fails permanently', async () => {
     const { app, url } = await startTestApp(db.url, {}, [BillingHandlersModule]);

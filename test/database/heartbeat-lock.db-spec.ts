@@ -1,6 +1,4 @@
-import { Client } from 'pg';
-import { createTestDatabase, TestDatabase } from '../support/test-database';
-import { startTestApp } from '../support/test-app';
+import { withTestDatabase } from '../support';
 import { CLAIM_ACTIONS_SQL } from '../../src/queue/sql/claim-actions.sql';
 import { EXTEND_LEASES_SQL } from '../../src/queue/sql/extend-leases.sql';
 
@@ -13,25 +11,9 @@ import { EXTEND_LEASES_SQL } from '../../src/queue/sql/extend-leases.sql';
  * take it for a lost lease.
  */
 describe('heartbeat beside a locked row', () => {
-  let db: TestDatabase;
-  const clients: Client[] = [];
-  const connect = async () => {
-    const c = new Client({ connectionString: db.url });
-    await c.connect();
-    clients.push(c);
-    return c;
-  };
-
-  beforeAll(async () => {
-    db = await createTestDatabase('heartbeat');
-    // Migrate only: no worker claims the actions below.
-    const { app } = await startTestApp(db.url, { WORKER_ENABLED: 'false' });
-    await app.close();
-  });
-  afterAll(async () => {
-    await Promise.all(clients.map((c) => c.end()));
-    await db?.drop();
-  });
+  // A migrated database and no app: no worker claims the actions below.
+  const db = withTestDatabase('heartbeat');
+  const connect = () => db.connect();
 
   it('extends the free rows at once, reports the locked one as held but not extended, and fences the rest', async () => {
     const [holder, heartbeat] = [await connect(), await connect()];

@@ -1,7 +1,6 @@
 import { INestApplication } from '@nestjs/common';
 import request from 'supertest';
-import { createTestDatabase, TestDatabase } from '../support/test-database';
-import { startTestApp } from '../support/test-app';
+import { withTestApp } from '../support';
 
 interface Layer {
   route?: { path: string; methods: Record<string, boolean> };
@@ -35,7 +34,7 @@ const CONTRACT_ROUTES = [
 ];
 
 describe('OpenAPI document', () => {
-  let db: TestDatabase;
+  const t = withTestApp('openapi', { env: { WORKER_ENABLED: 'false' } });
   let app: INestApplication;
   let url: string;
   let doc: {
@@ -44,13 +43,8 @@ describe('OpenAPI document', () => {
   };
 
   beforeAll(async () => {
-    db = await createTestDatabase('openapi');
-    ({ app, url } = await startTestApp(db.url, { WORKER_ENABLED: 'false' }));
+    ({ app, url } = t);
     doc = (await request(url).get('/docs-json').expect(200)).body;
-  });
-  afterAll(async () => {
-    await app?.close();
-    await db?.drop();
   });
 
   const documented = () => Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`));

@@ -4,21 +4,14 @@ import { promisify } from 'node:util';
 import { DataSource } from 'typeorm';
 import { buildDataSourceOptions, MIGRATIONS } from '../../src/database/data-source-options';
 import { SETTING_NAMES } from '../../src/config/settings';
-import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { withTestDatabase } from '../support';
 
 const run = promisify(execFile);
 const root = join(__dirname, '..', '..');
 
 describe('schema: migrations are the source of truth', () => {
-  let db: TestDatabase;
-
-  beforeAll(async () => {
-    // Empty: the migrations under test build the schema.
-    db = await createTestDatabase('schema', { migrated: false });
-  });
-  afterAll(async () => {
-    await db?.drop();
-  });
+  // Empty: the migrations under test build the schema.
+  const db = withTestDatabase('schema', { migrated: false });
 
   /** Runs an npm script of package.json with DATABASE_URL pointing at the test database. */
   async function npmRun(script: string): Promise<string> {

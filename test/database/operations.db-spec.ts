@@ -1,8 +1,6 @@
-import { INestApplication } from '@nestjs/common';
 import { Client } from 'pg';
 import request from 'supertest';
-import { createTestDatabase, TestDatabase } from '../support/test-database';
-import { startTestApp, waitFor } from '../support/test-app';
+import { createTestDatabase, startTestApp, waitFor, withTestApp } from '../support';
 
 /** The value of one sample of a Prometheus text exposition, or undefined. */
 function sample(text: string, name: string, labels = ''): number | undefined {
@@ -11,18 +9,10 @@ function sample(text: string, name: string, labels = ''): number | undefined {
 }
 
 describe('operations: health, metrics and roles', () => {
-  let db: TestDatabase;
-  let app: INestApplication;
+  const t = withTestApp('ops', { env: { WORKER_CONCURRENCY: '4' } });
+  const db = t.db;
   let url: string;
-
-  beforeAll(async () => {
-    db = await createTestDatabase('ops');
-    ({ app, url } = await startTestApp(db.url, { WORKER_CONCURRENCY: '4' }));
-  });
-  afterAll(async () => {
-    await app?.close();
-    await db?.drop();
-  });
+  beforeAll(() => ({ url } = t));
 
   it('reports liveness and readiness with terminus, naming each part', async () => {
     const live = await waitFor(async () => {

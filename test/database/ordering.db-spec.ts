@@ -1,27 +1,17 @@
-import { INestApplication } from '@nestjs/common';
 import { Client } from 'pg';
 import request from 'supertest';
 import { checkTrace, formatTraceReport } from '../../src/testing/trace-checker';
-import { createTestDatabase, TestDatabase } from '../support/test-database';
-import { startTestApp, waitFor } from '../support/test-app';
+import { waitFor, withTestApp } from '../support';
 
 /** A type no handler runs: actions of it stay pending, so tests control their group's head. */
 const PARKED_TYPE = 'test.parked';
 
 describe('group order (G3, G4, G5, G7)', () => {
-  let db: TestDatabase;
-  let app: INestApplication;
+  const t = withTestApp('ordering', { env: { WORKER_CONCURRENCY: '8' } });
   let url: string;
-  const clients: Client[] = [];
 
   /** A new connected pg client, closed after the file. */
-  const connect = async () => {
-    const c = new Client({ connectionString: db.url });
-    c.on('error', () => undefined); // a failed run drops the database under it
-    await c.connect();
-    clients.push(c);
-    return c;
-  };
+  const connect = () => t.db.connect();
   let admin: Client;
 
   const insert = async (c: Client, lockId: number | string, payload: Record<string, unknown> = {}, type = 'instance.update') => {
@@ -60,16 +50,7 @@ describe('group order (G3, G4, G5, G7)', () => {
   const smallestHolding = async (lockId: number) =>
     (await admin.query<{ id: string | null }>(`SELECT min(id)::text AS id FROM actions WHERE lock_id = $1 AND holds_group`, [lockId])).rows[0].id;
 
-  beforeAll(async () => {
-    db = await createTestDatabase('ordering');
-    ({ app, url } = await startTestApp(db.url, { WORKER_CONCURRENCY: '8' }));
-    admin = await connect();
-  });
-  afterAll(async () => {
-    await Promise.all(clients.map((c) => c.end().catch(() => undefined)));
-    await app?.close();
-    await db?.drop();
-  });
+  beforeAll(() => ({ url, pg: admin } = t));
 
   describe('G4: within a group, id order is commit order', () => {
     it('makes a second producer of the same group wait for the first to commit, then gives it a later id', async () => {

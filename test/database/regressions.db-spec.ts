@@ -1,29 +1,16 @@
-import { INestApplication } from '@nestjs/common';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import request from 'supertest';
-import { createTestDatabase, TestDatabase } from '../support/test-database';
-import { startTestApp, waitFor } from '../support/test-app';
+import { waitFor, withTestApp } from '../support';
 
 /** Regressions found by trying to break the service (each once answered wrongly). */
 describe('regressions from the break-it review', () => {
-  let db: TestDatabase;
-  let app: INestApplication;
+  const t = withTestApp('regress', { env: { WORKER_CONCURRENCY: '4', RETRY_BACKOFF_BASE_MS: '10', RETRY_BACKOFF_CAP_MS: '20' } });
+  const db = t.db;
   let url: string;
   let sql: Client;
-
-  beforeAll(async () => {
-    db = await createTestDatabase('regress');
-    ({ app, url } = await startTestApp(db.url, { WORKER_CONCURRENCY: '4', RETRY_BACKOFF_BASE_MS: '10', RETRY_BACKOFF_CAP_MS: '20' }));
-    sql = new Client({ connectionString: db.url });
-    await sql.connect();
-  });
-  afterAll(async () => {
-    await sql?.end();
-    await app?.close();
-    await db?.drop();
-  });
+  beforeAll(() => ({ url, pg: sql } = t));
 
   const count = async () => (await sql.query<{ n: number }>('SELECT count(*)::int AS n FROM actions')).rows[0].n;
 

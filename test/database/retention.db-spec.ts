@@ -1,26 +1,15 @@
 import { INestApplication } from '@nestjs/common';
 import { Client } from 'pg';
 import { RetentionService } from '../../src/retention/retention.service';
-import { createTestDatabase, TestDatabase } from '../support/test-database';
-import { startTestApp, waitFor } from '../support/test-app';
+import { startTestApp, waitFor, withTestApp } from '../support';
 
 describe('retention', () => {
-  let db: TestDatabase;
+  // No worker: the scheduled job stays off and nothing claims the test rows.
+  const t = withTestApp('retention', { env: { WORKER_ENABLED: 'false', RETENTION_DAYS: '7' } });
+  const db = t.db;
   let app: INestApplication;
   let sql: Client;
-
-  beforeAll(async () => {
-    db = await createTestDatabase('retention');
-    // No worker: the scheduled job stays off and nothing claims the test rows.
-    ({ app } = await startTestApp(db.url, { WORKER_ENABLED: 'false', RETENTION_DAYS: '7' }));
-    sql = new Client({ connectionString: db.url });
-    await sql.connect();
-  });
-  afterAll(async () => {
-    await sql?.end();
-    await app?.close();
-    await db?.drop();
-  });
+  beforeAll(() => ({ app, pg: sql } = t));
 
   /** Inserts an action and moves it to `status` with finished_at `daysAgo` days back; returns its id. */
   async function action(lockId: number | null, onFailure: 'block' | 'skip', status: string, daysAgo: number | null): Promise<string> {

@@ -1,27 +1,16 @@
-import { INestApplication } from '@nestjs/common';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
-import { createTestDatabase, TestDatabase } from '../support/test-database';
-import { startTestApp, waitFor } from '../support/test-app';
+import { waitFor, withTestApp } from '../support';
 
 const seed = JSON.parse(readFileSync(join(__dirname, '..', '..', 'examples', 'seed-actions.json'), 'utf8')) as {
   actions: { lockId: string; type: string; payload: Record<string, unknown> }[];
 };
 
 describe('the four sample actions of the original problem', () => {
-  let db: TestDatabase;
-  let app: INestApplication;
+  const t = withTestApp('sample', { env: { WORKER_CONCURRENCY: '4' } });
   let url: string;
-
-  beforeAll(async () => {
-    db = await createTestDatabase('sample');
-    ({ app, url } = await startTestApp(db.url, { WORKER_CONCURRENCY: '4' }));
-  });
-  afterAll(async () => {
-    await app?.close();
-    await db?.drop();
-  });
+  beforeAll(() => ({ url } = t));
 
   it('runs each group in order and the two groups in parallel', async () => {
     const actions = seed.actions.map((a) => ({ ...a, payload: { ...a.payload, durationMs: 300 } }));

@@ -1,8 +1,6 @@
 import { Client } from 'pg';
-import { connect, sleep, terminateBackends } from '../support/failure-helpers';
-import { ServiceProcess, startServiceProcess } from '../support/service-process';
 import { checkTrace, formatTraceReport } from '../../src/testing/trace-checker';
-import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { connect, ServiceProcess, sleep, startServiceProcess, terminateBackends, withTestDatabase } from '../support';
 
 /**
  * Chaos: several worker processes while a driver SIGKILLs and restarts them
@@ -45,7 +43,8 @@ const WORKER_ENV = {
 const TYPES = ['instance.create', 'instance.update', 'instance.delete'];
 
 describe('chaos: killed workers, cut connections', () => {
-  let db: TestDatabase;
+  // Empty: the first worker process migrates it at start-up.
+  const db = withTestDatabase('chaos', { migrated: false });
   let c: Client;
   const procs: (ServiceProcess | null)[] = [];
   /** WORKER_ID of procs[i] (each incarnation its own id, so a lease maps to one process). */
@@ -56,14 +55,9 @@ describe('chaos: killed workers, cut connections', () => {
     return { id, started: startServiceProcess(db.url, { ...WORKER_ENV, WORKER_ID: id }) };
   };
 
-  beforeAll(async () => {
-    // Empty: the first worker process migrates it at start-up.
-    db = await createTestDatabase('chaos', { migrated: false });
-  });
   afterAll(async () => {
     for (const p of procs) await p?.kill().catch(() => undefined);
     await c?.end().catch(() => undefined);
-    await db?.drop();
   });
 
   it(

@@ -1,7 +1,5 @@
 import { Client } from 'pg';
-import { ServiceProcess, startServiceProcess } from '../support/service-process';
-import { createTestDatabase, TestDatabase } from '../support/test-database';
-import { waitFor } from '../support/test-app';
+import { ServiceProcess, startServiceProcess, waitFor, withTestDatabase } from '../support';
 import { checkTrace, formatTraceReport, peakRunningByWorker } from '../../src/testing/trace-checker';
 
 /** Small seeded PRNG (mulberry32), so a failing run can be replayed with CONCURRENCY_SEED. */
@@ -38,23 +36,19 @@ describe('three service processes on one queue', () => {
   const seed = Number(process.env.CONCURRENCY_SEED ?? Date.now() % 1_000_000);
   const TYPES = ['instance.create', 'instance.update', 'instance.delete'];
 
-  let db: TestDatabase;
+  // Empty: the three processes start at once and migrate it (one at a time, on the migration lock).
+  const db = withTestDatabase('concurrency', { migrated: false });
   let services: ServiceProcess[] = [];
   let pg: Client;
 
   beforeAll(async () => {
-    // Empty: the three processes start at once and migrate it (one at a time, on the migration lock).
-    db = await createTestDatabase('concurrency', { migrated: false });
     services = await Promise.all(
       Array.from({ length: INSTANCES }, () => startServiceProcess(db.url, { WORKER_CONCURRENCY: '8', WORKER_POLL_INTERVAL_MS: '200', LOG_LEVEL: 'warn' })),
     );
-    pg = new Client({ connectionString: db.url });
-    await pg.connect();
+    pg = await db.connect();
   }, 90_000);
   afterAll(async () => {
-    await pg?.end();
     await Promise.all(services.map((s) => s.kill()));
-    await db?.drop();
   });
 
   it(`runs 2 000 actions over 50 groups with no overlap, in id order, each exactly once (seed ${seed})`, async () => {

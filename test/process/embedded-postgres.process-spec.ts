@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, ServiceProcess, startServiceProcess } from '../../src/testing/service-process';
+import { freePort, ServiceProcess, startServiceProcess } from '../support';
 
 /** Alive and not a zombie (an init that reaps late leaves a stopped postmaster as a zombie for a while). */
 function isRunning(pid: number): boolean {

@@ -1,8 +1,5 @@
-import { INestApplication } from '@nestjs/common';
 import { Client } from 'pg';
-import { ServiceProcess, startServiceProcess } from '../support/service-process';
-import { createTestDatabase, TestDatabase } from '../support/test-database';
-import { startTestApp } from '../support/test-app';
+import { ServiceProcess, startServiceProcess, withTestDatabase } from '../support';
 import { checkTrace, formatTraceReport, peakRunningByWorker } from '../../src/testing/trace-checker';
 
 /**
@@ -20,22 +17,16 @@ describe('pipelined finishing statements', () => {
   const SLOTS = 256;
   const GROUPED = 5_000;
   const UNGROUPED = 1_000;
-  let db: TestDatabase;
+  // Migrated, with no service yet, so the backlog is in place before the service starts.
+  const db = withTestDatabase('pipelined');
   let service: ServiceProcess | undefined;
   let pg: Client;
 
   beforeAll(async () => {
-    db = await createTestDatabase('pipelined');
-    // Migrate only (no worker), so the backlog is in place before the service starts.
-    const { app }: { app: INestApplication } = await startTestApp(db.url, { WORKER_ENABLED: 'false' });
-    await app.close();
-    pg = new Client({ connectionString: db.url });
-    await pg.connect();
+    pg = await db.connect();
   });
   afterAll(async () => {
-    await pg?.end();
     await service?.kill();
-    await db?.drop();
   });
 
   it('keeps order, exclusivity and the slot limit with several batches in flight', async () => {

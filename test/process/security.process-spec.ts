@@ -1,25 +1,14 @@
-import { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import { apiKeyMatches } from '../../src/security/api-key.middleware';
-import { startServiceProcess } from '../support/service-process';
-import { createTestDatabase, TestDatabase } from '../support/test-database';
-import { startTestApp } from '../support/test-app';
+import { startServiceProcess, startTestApp, withTestApp } from '../support';
 
 const KEY = 'test-key-0123456789abcdef';
 
 describe('security and limits', () => {
-  let db: TestDatabase;
-  let app: INestApplication;
+  const t = withTestApp('security', { env: { API_KEY: KEY, BODY_LIMIT_BYTES: '2048', MAX_PAYLOAD_BYTES: '64', WORKER_ENABLED: 'false' } });
+  const db = t.db;
   let url: string;
-
-  beforeAll(async () => {
-    db = await createTestDatabase('security');
-    ({ app, url } = await startTestApp(db.url, { API_KEY: KEY, BODY_LIMIT_BYTES: '2048', MAX_PAYLOAD_BYTES: '64', WORKER_ENABLED: 'false' }));
-  });
-  afterAll(async () => {
-    await app?.close();
-    await db?.drop();
-  });
+  beforeAll(() => ({ url } = t));
 
   it('compares keys in constant time and only accepts the exact key', () => {
     expect(apiKeyMatches(KEY, KEY)).toBe(true);

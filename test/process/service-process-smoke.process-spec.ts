@@ -1,13 +1,9 @@
 import { Client } from 'pg';
-import { createTestDatabase, TestDatabase } from '../support/test-database';
-import { startServiceProcess } from '../support/service-process';
-import { waitFor } from '../support/test-app';
+import { startServiceProcess, waitFor, withTestDatabase } from '../support';
 
 describe('the service as a separate process', () => {
-  let db: TestDatabase;
   // Empty: the service migrates it at start-up.
-  beforeAll(async () => (db = await createTestDatabase('proc', { migrated: false })));
-  afterAll(async () => db?.drop());
+  const db = withTestDatabase('proc', { migrated: false });
 
   it('processes a plain SQL insert and exits 0 on SIGTERM', async () => {
     const svc = await startServiceProcess(db.url);

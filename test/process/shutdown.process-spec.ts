@@ -2,10 +2,7 @@ import { INestApplication, Module } from '@nestjs/common';
 import { Client } from 'pg';
 import { ActionContext, ActionHandler, ActionHandlerHost, QueuedAction } from '../../src/handlers';
 import { checkTrace } from '../../src/testing/trace-checker';
-import { connect, sleep, terminateBackends } from '../support/failure-helpers';
-import { ServiceProcess, startServiceProcess } from '../support/service-process';
-import { startTestApp, waitFor } from '../support/test-app';
-import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { connect, ServiceProcess, sleep, startServiceProcess, startTestApp, terminateBackends, waitFor, withTestDatabase } from '../support';
 
 /** A second instance whose `instance.create`/`instance.update` finish at once (the demo one would sleep 60 s again). */
 @ActionHandler('instance.create')
@@ -43,19 +40,15 @@ async function outcomes(c: Client, id: string): Promise<string[]> {
 }
 
 describe('shutdown, restart, outage and bad input with real processes', () => {
-  let db: TestDatabase;
+  const db = withTestDatabase('shutdown');
   let c: Client;
   const procs: ServiceProcess[] = [];
   const apps: INestApplication[] = [];
 
-  beforeAll(async () => {
-    db = await createTestDatabase('shutdown');
-  });
   afterAll(async () => {
     for (const p of procs) await p.kill().catch(() => undefined);
     for (const a of apps) await a.close().catch(() => undefined);
     await c?.end().catch(() => undefined);
-    await db?.drop();
   });
 
   it('SIGTERM during a long handler: exit 0 within the timeout, the action is released and finished elsewhere, in order', async () => {

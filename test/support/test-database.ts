@@ -98,6 +98,8 @@ export async function dropDatabase(name: string): Promise<void> {
  * nothing to do; without a template (a spec run outside the jest projects) it
  * is migrated here. With `{ migrated: false }` it is empty.
  *
+ * Prefer `withTestDatabase` / `withTestApp` (test/support/index.ts), which also drop it.
+ *
  * @example
  * const db = await createTestDatabase('ordering');
  * try { … db.url … } finally { await db.drop(); }
