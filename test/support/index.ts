@@ -3,10 +3,10 @@
  * one import (`import { withTestApp, waitFor } from '../support'`).
  * See test/README.md for the conventions.
  */
-import { INestApplication } from '@nestjs/common';
+import type { INestApplication } from '@nestjs/common';
 import { Client } from 'pg';
-import { AppModuleOptions } from '../../src/app.module';
-import { Settings } from '../../src/config/settings';
+import type { AppModuleOptions } from '../../src/app.module';
+import type { Settings } from '../../src/config/settings';
 import { assertHooksInstalled, atEndOfFile } from './running';
 import { launchTestApp } from './test-app';
 import { createTestDatabase, TestDatabase, TestDatabaseOptions } from './test-database';

@@ -1,8 +1,7 @@
-import { INestApplication } from '@nestjs/common';
+import type { INestApplication } from '@nestjs/common';
 import type { Server } from 'node:http';
-import { createApp } from '../../src/bootstrap';
-import { loadSettings, Settings } from '../../src/config/settings';
-import { AppModuleOptions } from '../../src/app.module';
+import type { AppModuleOptions } from '../../src/app.module';
+import type { Settings } from '../../src/config/settings';
 import { trackRunning } from './running';
 
 /** The app started by `startTestApp`. */
@@ -33,6 +32,10 @@ export async function startTestApp(databaseUrl: string, env: Record<string, stri
 
 /** `startTestApp` without the leak check, for helpers that close the app themselves. */
 export async function launchTestApp(databaseUrl: string, env: Record<string, string> = {}, imports?: AppModuleOptions['imports']): Promise<TestApp> {
+  // Loaded here, not at the top: the app's module graph takes about a second to
+  // load, and specs that start no app in-process (most process specs) skip it.
+  const { createApp } = await import('../../src/bootstrap');
+  const { loadSettings } = await import('../../src/config/settings');
   const settings = loadSettings({
     LOG_LEVEL: 'silent',
     WORKER_POLL_INTERVAL_MS: '200',

@@ -1,7 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
-import { DataSource } from 'typeorm';
-import { buildDataSourceOptions } from '../../src/database/data-source-options';
 
 /** Server the tests use; CI has PostgreSQL on 127.0.0.1:5432 with trust auth. */
 export const TEST_SERVER_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -55,6 +53,9 @@ async function onServer<T>(run: (admin: Client) => Promise<T>): Promise<T> {
  * connection before returning.
  */
 export async function migrateDatabase(url: string): Promise<void> {
+  // Loaded here: a spec that clones the template never needs TypeORM for it.
+  const { DataSource } = await import('typeorm');
+  const { buildDataSourceOptions } = await import('../../src/database/data-source-options');
   const dataSource = new DataSource(buildDataSourceOptions(url, 1));
   await dataSource.initialize();
   try {
