@@ -19,6 +19,7 @@ export interface BlackholeProxy {
 export async function startBlackholeProxy(targetUrl: string): Promise<BlackholeProxy> {
   const target = new URL(targetUrl);
   const sockets = new Set<Socket>();
+  const links: { from: Socket; to: Socket }[] = [];
   let cut = false;
   const server: Server = createServer((client) => {
     const upstream = new Socket();
@@ -28,8 +29,9 @@ export async function startBlackholeProxy(targetUrl: string): Promise<BlackholeP
       [upstream, client],
     ] as const) {
       sockets.add(from);
-      if (cut) from.pause();
-      from.pipe(to);
+      links.push({ from, to });
+      if (!cut) from.pipe(to);
+      else from.pause();
       from.on('error', () => to.destroy());
       from.on('close', () => {
         sockets.delete(from);
@@ -44,11 +46,14 @@ export async function startBlackholeProxy(targetUrl: string): Promise<BlackholeP
     url: url.toString(),
     blackhole: () => {
       cut = true;
-      for (const s of sockets) s.pause();
+      for (const { from, to } of links) {
+        from.unpipe(to);
+        from.pause();
+      }
     },
     restore: () => {
       cut = false;
-      for (const s of sockets) s.resume();
+      for (const { from, to } of links) if (!from.destroyed) from.pipe(to);
     },
     close: async () => {
       for (const s of sockets) s.destroy();

@@ -1,12 +1,18 @@
-import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
+import { createTemplateDatabase, TEMPLATE_DATABASE_ENV } from './test-database';
+
+/** Where this jest process keeps the name of the template it made (globalSetup and globalTeardown share the process). */
+export const CREATED_TEMPLATE = Symbol.for('ordered-action-queue.test.templateDatabase');
 
 /**
- * Builds the service once (`npm run build`: tsc → dist/, SQL migrations
- * copied) so tests can start it as real separate processes
- * (`node dist/src/main.js`).
+ * Jest globalSetup of the database project: creates this run's migrated
+ * template database once, before any test file, and names it in
+ * `AQ_TEST_TEMPLATE_DATABASE` for `createTestDatabase` to clone. The process
+ * project calls it too; the second call finds the template made.
+ * `global-teardown.ts` drops it.
  */
-export default function globalSetup(): void {
-  const root = join(__dirname, '..', '..');
-  execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
+export default async function createTemplateDatabaseOnce(): Promise<void> {
+  const run = globalThis as { [CREATED_TEMPLATE]?: string };
+  if (run[CREATED_TEMPLATE]) return;
+  run[CREATED_TEMPLATE] = await createTemplateDatabase();
+  process.env[TEMPLATE_DATABASE_ENV] = run[CREATED_TEMPLATE];
 }

@@ -21,21 +21,39 @@ export async function supervise(slots: number, start: (slot: number) => Promise<
   const supervisor: Supervisor = { all: [], deaths: new Map(), exits: new Map(), stop: async () => undefined };
   let stopping = false;
   const current: (ServiceProcess | null)[] = [];
+  const restarts = new Set<Promise<void>>();
   const run = async (slot: number): Promise<void> => {
-    const proc = await start(slot);
+    let proc: ServiceProcess;
+    try {
+      proc = await start(slot);
+    } catch (error) {
+      if (stopping) return;
+      if (supervisor.all.length === 0) throw error; // the first start failed: nothing to supervise
+      return run(slot); // stopped while starting (a poison action): start again
+    }
     supervisor.all.push(proc);
+    if (stopping) return void (await proc.kill());
     current[slot] = proc;
-    void proc.exited.then((code) => {
+    void proc.exited.then(() => {
       supervisor.deaths.set(proc.child.pid!, Date.now());
-      supervisor.exits.set(proc.child.pid!, code);
+      supervisor.exits.set(proc.child.pid!, code(proc));
       current[slot] = null;
-      if (!stopping) void run(slot);
+      if (stopping) return;
+      const again = run(slot);
+      restarts.add(again);
+      void again.finally(() => restarts.delete(again));
     });
   };
   await Promise.all(Array.from({ length: slots }, (_, i) => run(i)));
   supervisor.stop = async () => {
     stopping = true;
+    await Promise.allSettled([...restarts]);
     await Promise.all(current.map((p) => p?.kill()));
   };
   return supervisor;
+}
+
+/** The exit code or signal of a process that has exited. */
+function code(proc: ServiceProcess): number | string {
+  return proc.child.exitCode ?? proc.child.signalCode ?? -1;
 }

@@ -1,17 +1,41 @@
-import { INestApplication } from '@nestjs/common';
-import { createApp } from '../../src/bootstrap';
-import { loadSettings, Settings } from '../../src/config/settings';
-import { AppModuleOptions } from '../../src/app.module';
+import type { INestApplication } from '@nestjs/common';
+import type { Server } from 'node:http';
+import type { AppModuleOptions } from '../../src/app.module';
+import type { Settings } from '../../src/config/settings';
+import { trackRunning } from './running';
+
+/** The app started by `startTestApp`. */
+export interface TestApp {
+  app: INestApplication;
+  /** Base URL of its HTTP server, `http://127.0.0.1:<port>`. */
+  url: string;
+  settings: Settings;
+}
 
 /**
  * Starts the real app on `databaseUrl` (listening on a free port) with the
- * given settings overrides on top of quiet test defaults.
+ * given settings overrides on top of quiet test defaults. The leak check of
+ * the database and process projects fails a test that leaves it open: close
+ * it (`app.close()`) in the test or in an afterAll hook.
  */
-export async function startTestApp(
-  databaseUrl: string,
-  env: Record<string, string> = {},
-  imports?: AppModuleOptions['imports'],
-): Promise<{ app: INestApplication; url: string; settings: Settings }> {
+export async function startTestApp(databaseUrl: string, env: Record<string, string> = {}, imports?: AppModuleOptions['imports']): Promise<TestApp> {
+  const started = await launchTestApp(databaseUrl, env, imports);
+  const { app } = started;
+  // Open while its HTTP server listens: `app.close()` closes the server.
+  trackRunning(
+    `app on ${started.url}`,
+    () => (app.getHttpServer() as Server).listening,
+    () => app.close(),
+  );
+  return started;
+}
+
+/** `startTestApp` without the leak check, for helpers that close the app themselves. */
+export async function launchTestApp(databaseUrl: string, env: Record<string, string> = {}, imports?: AppModuleOptions['imports']): Promise<TestApp> {
+  // Loaded here, not at the top: the app's module graph takes about a second to
+  // load, and specs that start no app in-process (most process specs) skip it.
+  const { createApp } = await import('../../src/bootstrap');
+  const { loadSettings } = await import('../../src/config/settings');
   const settings = loadSettings({
     LOG_LEVEL: 'silent',
     WORKER_POLL_INTERVAL_MS: '200',

@@ -1,0 +1,36 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describeAllowedValues, loadSettings, SETTING_NAMES } from './settings';
+
+describe('settings', () => {
+  it('never echoes the value of a secret setting', () => {
+    expect(() => loadSettings({ API_KEY: 'short-secret' })).toThrow(/^Invalid setting API_KEY: API_KEY must be at least 16 characters$/);
+    expect(() => loadSettings({ API_KEY: 'short-secret' })).not.toThrow(/short-secret/);
+  });
+
+  it('reports every invalid setting at once, one line each', () => {
+    expect(() => loadSettings({ PORT: 'x', WORKER_ENABLED: 'maybe' })).toThrow(
+      'Invalid setting PORT="x": PORT must be an integer from 0 to 65535\nInvalid setting WORKER_ENABLED="maybe": WORKER_ENABLED must be true or false',
+    );
+  });
+
+  it('describes the allowed values of every setting', () => {
+    for (const name of SETTING_NAMES) expect(describeAllowedValues(name)).toMatch(new RegExp(`^${name} must `));
+  });
+
+  it('fills defaults and parses booleans and integers', () => {
+    const s = loadSettings({ WORKER_ENABLED: 'off', WORKER_CONCURRENCY: ' 8 ', API_KEY: '' });
+    expect(s.WORKER_ENABLED).toBe(false);
+    expect(s.WORKER_CONCURRENCY).toBe(8);
+    expect(s.API_KEY).toBeUndefined();
+    expect(s.RETENTION_DAYS).toBe(0);
+    expect(s.CORS_ORIGINS).toBeUndefined();
+  });
+});
+
+describe('docs/operations.md', () => {
+  it('documents every setting', () => {
+    const doc = readFileSync(join(__dirname, '..', '..', 'docs', 'operations.md'), 'utf8');
+    for (const name of SETTING_NAMES) expect(`${name}: ${doc.includes(`| \`${name}\` |`)}`).toBe(`${name}: true`);
+  });
+});

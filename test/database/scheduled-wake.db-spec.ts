@@ -1,0 +1,62 @@
+import { INestApplication } from '@nestjs/common';
+import { Client } from 'pg';
+import { connect } from '../support/failure-helpers';
+import { startTestApp, waitFor } from '../support/test-app';
+import { createTestDatabase, TestDatabase } from '../support/test-database';
+
+/**
+ * Issue 9 B5: a scheduled action starts within a few ms of its `runAt`,
+ * whatever WORKER_POLL_INTERVAL_MS (here 12 s): a worker that finds nothing
+ * to claim sets a timer for the earliest future `runAt` among the heads,
+ * including a head promoted with a future `runAt`.
+ */
+describe('scheduled actions start on time, not at the next poll', () => {
+  let db: TestDatabase;
+  let c: Client;
+  let app: INestApplication;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('scheduled');
+    ({ app } = await startTestApp(db.url, { WORKER_POLL_INTERVAL_MS: '12000' }));
+    c = await connect(db.url);
+  });
+  afterAll(async () => {
+    await app?.close();
+    await c?.end();
+    await db?.drop();
+  });
+
+  /** How late (ms) the action started after its run_at, once it has started. */
+  const lateness = (id: string) =>
+    waitFor(async () => {
+      const { rows } = await c.query<{ late_ms: number | null }>(
+        `SELECT extract(epoch FROM started_at - run_at) * 1000 AS late_ms FROM actions WHERE id = $1 AND started_at IS NOT NULL`,
+        [id],
+      );
+      return rows[0] ? Number(rows[0].late_ms) : null;
+    }, 15_000);
+
+  it('starts an action scheduled 2 s ahead within 250 ms of its runAt', async () => {
+    const {
+      rows: [{ id }],
+    } = await c.query<{ id: string }>(
+      `INSERT INTO actions (lock_id, type, payload, run_at) VALUES (1, 'instance.create', '{"durationMs": 0}', now() + interval '2 seconds') RETURNING id::text`,
+    );
+    const late = await lateness(id);
+    expect(late).toBeGreaterThanOrEqual(0);
+    expect(late).toBeLessThan(250);
+  });
+
+  it('starts a head promoted with a future runAt on time', async () => {
+    const { rows } = await c.query<{ id: string }>(
+      `INSERT INTO actions (lock_id, type, payload, run_at)
+       VALUES (2, 'instance.create', '{"durationMs": 300}', now()),
+              (2, 'instance.update', '{"durationMs": 0}', now() + interval '2 seconds')
+       RETURNING id::text`,
+    );
+    const second = rows.map((r) => r.id).sort((a, b) => Number(a) - Number(b))[1];
+    const late = await lateness(second);
+    expect(late).toBeGreaterThanOrEqual(0);
+    expect(late).toBeLessThan(250);
+  });
+});

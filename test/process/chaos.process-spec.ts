@@ -1,0 +1,332 @@
+import { Client } from 'pg';
+import { checkTrace, formatTraceReport } from '../../src/testing/trace-checker';
+import { BlackholeProxy, connect, ServiceProcess, sleep, startBlackholeProxy, startFixtureService, terminateBackends, withTestDatabase } from '../support';
+
+/**
+ * Chaos: several worker processes while a driver SIGKILLs and restarts them,
+ * once cuts every database connection of the service, and once blackholes one
+ * worker's database traffic for a few seconds (it must fence itself); poison
+ * actions that block their instance's event loop (its watchdog stops it) are
+ * mixed into the workload. The trace must show every innocent action done
+ * exactly once and none failed, no overlapping leases in a group, no order
+ * violation, nothing lost. CHAOS_LONG=1 runs a bigger variant.
+ *
+ * Kills provably interrupt running work: a share of the actions run long
+ * (LONG_MS), and the driver picks as victim the process (known by its
+ * WORKER_ID) that holds the lease of a long action with at least
+ * KILL_MARGIN_MS of its run still ahead. If the SIGKILL follows the start of
+ * that query sooner than the run time left, the handler was still running when
+ * the process died, so the trace must record exactly that attempt as
+ * `lease_expired`.
+ */
+const LONG = process.env.CHAOS_LONG === '1';
+const CFG = LONG
+  ? { workers: 4, actions: 30_000, groups: 500, killEveryMs: [2_000, 3_000], enqueueEveryMs: 15_000, limitMs: 400_000 }
+  : { workers: 4, actions: 5_000, groups: 200, killEveryMs: [2_000, 3_000], enqueueEveryMs: 2_500, limitMs: 90_000 };
+/** Share of actions that run long, and their duration range (ms); the others take 0-20 ms. */
+const LONG_SHARE = 0.05;
+const LONG_MS = [300, 800];
+/** A targeted victim's action must have at least this much run time left (ms) when the driver picks it. */
+const KILL_MARGIN_MS = 200;
+/** How long the driver waits for a running long action before it kills a random process instead (ms). */
+const TARGET_WAIT_MS = 2_000;
+
+const WORKER_ENV = {
+  LOG_LEVEL: process.env.CHAOS_LOG_LEVEL ?? 'error',
+  LEASE_MS: '2000',
+  REAPER_INTERVAL_MS: '300',
+  WORKER_POLL_INTERVAL_MS: '100',
+  WORKER_CONCURRENCY: '16',
+  DB_POOL_SIZE: '6',
+  RETRY_BACKOFF_BASE_MS: '20',
+  RETRY_BACKOFF_CAP_MS: '200',
+  SHUTDOWN_TIMEOUT_MS: '3000',
+};
+
+const TYPES = ['instance.create', 'instance.update', 'instance.delete'];
+/** Poison actions: each blocks its instance's event loop for 5 s (capped at 2 attempts, policy skip). */
+const POISON_COUNT = Number(process.env.CHAOS_POISON ?? 4);
+const POISON_TYPE = 'test.busy';
+/** How long the blackholed worker stays cut off (ms). */
+const BLACKHOLE_MS = 3_000;
+
+describe('chaos: killed workers, cut connections', () => {
+  // Empty: the first worker process migrates it at start-up.
+  const db = withTestDatabase('chaos', { migrated: false });
+  let c: Client;
+  const procs: (ServiceProcess | null)[] = [];
+  /** WORKER_ID of procs[i] (each incarnation its own id, so a lease maps to one process). */
+  const workerIds: string[] = [];
+  let incarnation = 0;
+  /** Worker 0 reaches the database through this proxy, which the driver blackholes once. */
+  let proxy: BlackholeProxy;
+  /** Processes the driver killed (the others that exit are restarted, as a process manager would). */
+  const killedByDriver = new Set<ServiceProcess>();
+  /** Processes that exited on their own (a poison action's watchdog stopped them). */
+  let selfExits = 0;
+  let stopping = false;
+  /** Starts slot `slot` again (and again, if a poison action stops it while it starts). */
+  const restartSlot = (slot: number): void => {
+    if (stopping) return;
+    const again = startWorker(slot);
+    again.started.then(
+      (q) => {
+        if (stopping) return void q.kill();
+        procs[slot] = q;
+        workerIds[slot] = again.id;
+      },
+      () => restartSlot(slot),
+    );
+  };
+  const startWorker = (slot: number): { id: string; started: Promise<ServiceProcess> } => {
+    const id = `chaos-w${slot}-${++incarnation}`;
+    const started = startFixtureService(slot === 0 ? proxy.url : db.url, { ...WORKER_ENV, WORKER_ID: id });
+    started.then(
+      (p) =>
+        void p.exited.then(() => {
+          if (killedByDriver.has(p) || stopping || procs[slot] !== p) return;
+          selfExits++;
+          procs[slot] = null;
+          restartSlot(slot);
+        }),
+      () => undefined, // the caller sees the failed start
+    );
+    return { id, started };
+  };
+
+  beforeAll(async () => {
+    proxy = await startBlackholeProxy(db.url);
+  });
+  afterAll(async () => {
+    for (const p of procs) await p?.kill().catch(() => undefined);
+    await proxy?.close();
+    await c?.end().catch(() => undefined);
+  });
+
+  it(
+    `${CFG.actions} actions in ${CFG.groups} groups survive SIGKILLs and a connection cut`,
+    async () => {
+      const t0 = Date.now();
+      // The first process migrates; the others start next to it.
+      procs.length = 0;
+      for (let i = 0; i < CFG.workers; i++) {
+        const w = startWorker(i);
+        procs.push(await w.started);
+        workerIds.push(w.id);
+      }
+      c = await connect(db.url);
+
+      // A running long action of a live process (not the only one left) with
+      // KILL_MARGIN_MS or more of its run ahead, or null.
+      const findTarget = async (): Promise<{ slot: number; actionId: string; attempt: number; workerId: string; leftMs: number } | null> => {
+        const alive = procs.map((p, i) => (p ? workerIds[i] : null)).filter((id): id is string => id !== null);
+        if (alive.length <= 1) return null;
+        // left_ms: the least run time still ahead (the handler starts after attempt_started_at).
+        const { rows } = await c.query<{ id: string; attempts: number; lease_owner: string; left_ms: number }>(
+          `SELECT id, attempts, lease_owner, left_ms FROM (
+           SELECT id::text, attempts, lease_owner,
+                  (payload->>'durationMs')::float8 - extract(epoch FROM clock_timestamp() - attempt_started_at) * 1000 AS left_ms
+           FROM actions
+           WHERE status = 'running' AND lease_owner = ANY($1::text[]) AND attempts < max_attempts - 1) r
+         WHERE left_ms >= $2::int
+         ORDER BY random() LIMIT 1`,
+          [alive, KILL_MARGIN_MS],
+        );
+        if (rows.length === 0) return null;
+        const slot = workerIds.indexOf(rows[0].lease_owner);
+        return slot >= 0 && procs[slot]
+          ? { slot, actionId: rows[0].id, attempt: rows[0].attempts, workerId: rows[0].lease_owner, leftMs: rows[0].left_ms }
+          : null;
+      };
+
+      // The driver: every 2-3 s SIGKILL a worker and restart it (in the
+      // background, so the kills keep their pace); cut all connections once.
+      // The victim is the holder of a running long action (waiting up to
+      // TARGET_WAIT_MS for one), else a random process.
+      let kills = 0;
+      let cut = 0;
+      let blackholed = 0;
+      let stop = false;
+      /** Attempts a kill provably interrupted mid-run. */
+      const interrupted: { actionId: string; attempt: number; workerId: string }[] = [];
+      const driver = (async () => {
+        let round = 0;
+        while (!stop) {
+          await sleep(CFG.killEveryMs[0] + Math.random() * (CFG.killEveryMs[1] - CFG.killEveryMs[0]));
+          if (stop) break;
+          round++;
+          if (round === 2) {
+            cut = await terminateBackends(db.name, `pid <> ${await backendPid(c)}`);
+            continue;
+          }
+          if (round === 3 && process.env.CHAOS_NO_BLACKHOLE !== '1') {
+            proxy.blackhole();
+            await sleep(BLACKHOLE_MS);
+            proxy.restore();
+            blackholed++;
+            continue;
+          }
+          let target: Awaited<ReturnType<typeof findTarget>> = null;
+          let asked = 0;
+          for (const waitUntil = Date.now() + TARGET_WAIT_MS; !stop; await sleep(50)) {
+            asked = Date.now();
+            target = await findTarget();
+            if (target || Date.now() >= waitUntil) break;
+          }
+          if (stop) break;
+          let i: number;
+          if (target) {
+            i = target.slot;
+          } else {
+            const alive = procs.map((p, j) => (p ? j : -1)).filter((j) => j >= 0);
+            if (alive.length <= 1) continue;
+            i = alive[Math.floor(Math.random() * alive.length)];
+          }
+          const victim = procs[i]!;
+          killedByDriver.add(victim);
+          procs[i] = null;
+          const killed = victim.kill(); // sends SIGKILL synchronously
+          // The action had leftMs to run when the query ran (after `asked`), so
+          // if less time has passed since `asked`, it was still running now.
+          if (target && Date.now() - asked < target.leftMs) interrupted.push({ actionId: target.actionId, attempt: target.attempt, workerId: target.workerId });
+          await killed;
+          kills++;
+          restartSlot(i);
+        }
+      })();
+
+      // Poison: each in a group of its own (policy skip, so its failure blocks nothing).
+      const { rows: poisonRows } = await c.query<{ id: string }>(
+        `INSERT INTO actions (lock_id, type, payload, on_failure)
+         SELECT 1000000 + g, $1, '{"ms": 5000}', 'skip' FROM generate_series(1, $2::int) g RETURNING id::text`,
+        [POISON_TYPE, POISON_COUNT],
+      );
+      const poison = poisonRows.map((r) => r.id);
+
+      // Enqueue by plain SQL in chunks spread over time, groups interleaved, while workers run and die.
+      let failing = 0;
+      let long = 0;
+      const chunks = 10;
+      const chunk = Math.ceil(CFG.actions / chunks);
+      for (let from = 0; from < CFG.actions; from += chunk) {
+        if (from > 0) await sleep(CFG.enqueueEveryMs);
+        const items: { lockId: number; type: string; payload: string }[] = [];
+        for (let i = from; i < Math.min(CFG.actions, from + chunk); i++) {
+          const r = Math.random();
+          const failAttempts = r < 0.7 ? 0 : r < 0.9 ? 1 : 2;
+          if (failAttempts) failing++;
+          const durationMs =
+            Math.random() < LONG_SHARE ? LONG_MS[0] + Math.floor(Math.random() * (LONG_MS[1] - LONG_MS[0] + 1)) : Math.floor(Math.random() * 21);
+          if (durationMs >= LONG_MS[0]) long++;
+          items.push({
+            lockId: 1 + Math.floor(Math.random() * CFG.groups),
+            type: TYPES[i % 3],
+            payload: JSON.stringify({ instanceId: i, durationMs, failAttempts }),
+          });
+        }
+        // A multi-group statement locks its groups row by row: in lock id order
+        // (stable, so each group keeps its order), as the API's batch does, it
+        // cannot deadlock with the workers' batched completions.
+        items.sort((a, b) => a.lockId - b.lockId);
+        await c.query(
+          // max_attempts 25: a kill costs every action its worker was running
+          // one attempt (G6), and a worker may be killed many times in a run; this
+          // test checks loss, order and exclusivity, not attempt exhaustion (a
+          // spent action would block its group by design, see failures.spec.ts).
+          `INSERT INTO actions (lock_id, type, payload, max_attempts)
+         SELECT l, t, p, 25 FROM unnest($1::bigint[], $2::text[], $3::jsonb[]) AS x(l, t, p)`,
+          [items.map((x) => String(x.lockId)), items.map((x) => x.type), items.map((x) => x.payload)],
+        );
+      }
+
+      let remaining = -1;
+      try {
+        const deadline = t0 + CFG.limitMs;
+        while (Date.now() < deadline) {
+          const { rows } = await c.query<{ n: string }>(
+            `SELECT count(*) AS n FROM actions WHERE status IN ('pending', 'running') OR (status <> 'done' AND type <> $1)`,
+            [POISON_TYPE],
+          );
+          remaining = Number(rows[0].n);
+          if (remaining === 0) break;
+          await sleep(250);
+        }
+      } finally {
+        stop = true;
+        stopping = true;
+        await driver;
+      }
+
+      // Every outcome counts as a held lease for the overlap check (the default).
+      const report = await checkTrace(c, { expectDone: (a) => a.type !== POISON_TYPE });
+      const runtimeS = (Date.now() - t0) / 1000;
+      const repeated = report.attemptsByOutcome.lease_expired ?? 0;
+      // Each provably interrupted attempt, as the trace recorded it.
+      const { rows: interruptedTrace } = await c.query<{ action_id: string; attempt: number; worker_id: string; outcome: string }>(
+        `SELECT t.action_id::text, t.attempt, t.worker_id, t.outcome
+       FROM action_attempts t JOIN unnest($1::bigint[], $2::int[]) AS k(action_id, attempt) USING (action_id, attempt)
+       ORDER BY t.action_id, t.attempt`,
+        [interrupted.map((k) => k.actionId), interrupted.map((k) => k.attempt)],
+      );
+      console.log(
+        `chaos: ${report.actionCount} actions (${long} long, ${LONG_MS[0]}-${LONG_MS[1]} ms), ${CFG.groups} groups, ${CFG.workers} worker processes, ` +
+          `${kills} SIGKILLs (${interrupted.length} provably interrupting a running action), ` +
+          `1 connection cut (${cut} backends), ${blackholed} worker blackholed for ${BLACKHOLE_MS} ms, ` +
+          `${POISON_COUNT} poison actions (${selfExits} instances stopped by their watchdog), ` +
+          `${repeated} executions repeated because of kills (lease_expired), ` +
+          `${failing} actions with simulated failures, attempts by outcome ${JSON.stringify(report.attemptsByOutcome)}, ${runtimeS.toFixed(1)} s`,
+      );
+
+      if (remaining !== 0) {
+        const { rows: state } = await c.query(
+          `SELECT status, quarantined, type = $1 AS poison, count(*)::int AS n FROM actions GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
+          [POISON_TYPE],
+        );
+        console.log(`chaos: ${remaining} left: ${JSON.stringify(state)}`);
+      }
+      expect(remaining).toBe(0);
+      expect(report.actionCount).toBe(CFG.actions + POISON_COUNT);
+      // The poison failed after its own budget; no innocent action failed.
+      const { rows: failed } = await c.query<{ id: string; type: string; charged_attempts: number }>(
+        `SELECT id::text, type, charged_attempts FROM actions WHERE status = 'failed' ORDER BY id`,
+      );
+      expect(failed.map((f) => f.id)).toEqual(poison);
+      expect(blackholed).toBe(process.env.CHAOS_NO_BLACKHOLE === '1' ? 0 : 1);
+      expect(report.lost).toEqual([]);
+      expect([...report.doneMoreThanOnce, ...report.doneWithoutTrace]).toEqual([]);
+      expect(report.overlaps).toEqual([]);
+      expect(report.orderViolations).toEqual([]);
+      expect(report.ok ? 'ok' : formatTraceReport(report)).toBe('ok');
+      expect(kills).toBeGreaterThanOrEqual(LONG ? 20 : 5);
+      expect(cut).toBeGreaterThan(0);
+      // Every provably interrupted attempt ended as lease_expired of its killed
+      // owner (one trace row each), so kills did repeat executions.
+      expect(interrupted.length).toBeGreaterThanOrEqual(LONG ? 5 : 3);
+      expect(interruptedTrace.map((t) => `${t.action_id}#${t.attempt} ${t.worker_id} ${t.outcome}`)).toEqual(
+        interrupted
+          .map((k) => ({ ...k, id: BigInt(k.actionId) }))
+          .sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : x.attempt - y.attempt))
+          .map((k) => `${k.actionId}#${k.attempt} ${k.workerId} lease_expired`),
+      );
+      expect(repeated).toBeGreaterThanOrEqual(interrupted.length);
+      // Every repeated execution is visible: a done action ran once per trace row.
+      const { rows } = await c.query<{ bad: string }>(
+        `SELECT count(*) AS bad FROM actions a WHERE a.attempts <> (SELECT count(*) FROM action_attempts t WHERE t.action_id = a.id)`,
+      );
+      expect(Number(rows[0].bad)).toBe(0);
+
+      // Surviving workers drain and exit 0 on SIGTERM.
+      for (let i = 0; i < procs.length; i++) {
+        const p = procs[i];
+        procs[i] = null;
+        if (p) expect(await p.stop()).toBe(0);
+      }
+    },
+    CFG.limitMs + 120_000,
+  );
+});
+
+async function backendPid(c: Client): Promise<number> {
+  const { rows } = await c.query<{ pid: number }>(`SELECT pg_backend_pid() AS pid`);
+  return rows[0].pid;
+}

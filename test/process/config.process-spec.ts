@@ -1,0 +1,38 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { SETTING_NAMES } from '../../src/config/settings';
+
+const MAIN = join(__dirname, '..', '..', 'dist', 'src', 'main.js');
+
+/** Runs the built service with `env` and resolves with its exit code and output (it must exit by itself). */
+function runService(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !SETTING_NAMES.includes(k)));
+    const child = spawn(process.execPath, [MAIN], { env: { ...base, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`service did not exit on an invalid setting:\n${output}`));
+    }, 15_000);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
+}
+
+/** The built service refuses invalid settings at start-up; the parsing itself is unit-tested in src/config/settings.spec.ts. */
+describe('settings', () => {
+  it.each([
+    [{ WORKER_CONCURRENCY: 'abc' }, 'Invalid setting WORKER_CONCURRENCY="abc": WORKER_CONCURRENCY must be an integer from 1 to 1000'],
+    [{ LEASE_MS: '-1' }, 'Invalid setting LEASE_MS=-1: LEASE_MS must be an integer from 100 to 86400000'],
+    [{ DATABASE_URL: 'mysql://x' }, 'Invalid setting DATABASE_URL: DATABASE_URL must start with postgres:// or postgresql://'],
+    [{ LOG_LEVEL: 'loud' }, 'Invalid setting LOG_LEVEL="loud": LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent'],
+  ])('stops start-up on %j with one line naming the setting and its allowed values', async (env, line) => {
+    const { code, output } = await runService({ DATABASE_URL: 'postgres://127.0.0.1:1/none', ...env });
+    expect(code).not.toBe(0);
+    expect(output.trim()).toBe(line);
+  });
+});

@@ -1,0 +1,70 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { readExecutions } from '../support/execution-log';
+import { connect } from '../support/failure-helpers';
+import { startFixtureService } from '../support/service-process';
+import { Supervisor, supervise } from '../support/supervisor';
+import { waitFor } from '../support/test-app';
+import { createTestDatabase, TestDatabase } from '../support/test-database';
+
+/**
+ * Issue 13 fault 4: a handler that runs its instance out of memory (heap
+ * limit 200 MB), capped at 2 attempts, beside 10 innocent actions, under a
+ * process manager that restarts the instance. Nothing can be attributed when
+ * the process dies, so every action it ran is quarantined, uncharged, and run
+ * alone; the one that kills its instance again, alone, is the culprit and is
+ * charged for both. Exactly 2 executions of the culprit; the innocent ones
+ * (maxAttempts 1: a single charge would fail them) all done.
+ */
+describe('poison detection', () => {
+  let db: TestDatabase;
+  let c: Client;
+  let supervisor: Supervisor | null = null;
+  const execLog = join(mkdtempSync(join(tmpdir(), 'aq-poison-')), 'exec.log');
+
+  beforeAll(async () => {
+    db = await createTestDatabase('poison');
+    c = await connect(db.url);
+  });
+  afterEach(async () => {
+    await supervisor?.stop();
+    supervisor = null;
+  });
+  afterAll(async () => {
+    await c?.end();
+    await db?.drop();
+  });
+
+  it('fails an out-of-memory handler after exactly its cap of 2 attempts, and charges none of the 10 actions beside it', async () => {
+    const env = { LOG_LEVEL: 'warn', LEASE_MS: '2000', REAPER_INTERVAL_MS: '200', WORKER_POLL_INTERVAL_MS: '200', EXEC_LOG: execLog };
+    supervisor = await supervise(1, () => startFixtureService(db.url, env, ['--max-old-space-size=200']));
+    const { rows: innocent } = await c.query<{ id: string }>(
+      `INSERT INTO actions (lock_id, type, payload, max_attempts)
+       SELECT 100 + g, 'test.sleep', '{"ms": 8000, "laterMs": 20}', 1 FROM generate_series(1, 10) g RETURNING id::text`,
+    );
+    await waitFor(async () => (await c.query(`SELECT count(*)::int AS n FROM actions WHERE status = 'running'`)).rows[0].n === 10);
+    const {
+      rows: [{ id: poison }],
+    } = await c.query<{ id: string }>(`INSERT INTO actions (lock_id, type) VALUES (1, 'test.oom') RETURNING id::text`);
+    await waitFor(async () => {
+      const { rows } = await c.query(`SELECT count(*)::int AS n FROM actions WHERE status IN ('pending', 'running')`);
+      return rows[0].n === 0;
+    }, 90_000);
+
+    const { rows: culprit } = await c.query(`SELECT status, attempts, charged_attempts, max_attempts FROM actions WHERE id = $1`, [poison]);
+    expect(culprit[0]).toEqual({ status: 'failed', attempts: 2, charged_attempts: 2, max_attempts: 2 });
+    expect(readExecutions(execLog).filter((e) => e.id === poison)).toHaveLength(2);
+    // Each run took its instance down: out of memory, or stopped by its watchdog in the garbage collector's death spiral.
+    const { rows: trace } = await c.query(`SELECT attempt, worker_id, outcome, error FROM action_attempts WHERE action_id = $1 ORDER BY attempt`, [poison]);
+    console.log(`poison: exits ${JSON.stringify([...supervisor.exits.values()])}; culprit trace ${JSON.stringify(trace)}`);
+    const runs = readExecutions(execLog).filter((e) => e.id === poison);
+    expect(new Set(runs.map((r) => r.pid)).size).toBe(2);
+    await waitFor(async () => runs.every((r) => supervisor!.deaths.has(r.pid)), 20_000);
+    const { rows: rest } = await c.query(`SELECT status, charged_attempts FROM actions WHERE id = ANY($1::bigint[])`, [innocent.map((r) => r.id)]);
+    expect(rest).toEqual(innocent.map(() => ({ status: 'done', charged_attempts: 0 })));
+    // Each instance that came back said which quarantined action it ran alone.
+    expect(supervisor.all.map((p) => p.output()).join('\n')).toContain(`Running quarantined action ${poison}`);
+  });
+});

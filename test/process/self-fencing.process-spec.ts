@@ -1,0 +1,91 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { BlackholeProxy, startBlackholeProxy } from '../support/blackhole-proxy';
+import { executionOverlaps, readExecutions } from '../support/execution-log';
+import { connect } from '../support/failure-helpers';
+import { ServiceProcess, startFixtureService } from '../support/service-process';
+import { waitFor } from '../support/test-app';
+import { createTestDatabase, TestDatabase } from '../support/test-database';
+
+const LEASE_MS = 1_500;
+
+/**
+ * Issue 9 A1: a worker cut off from the database (its traffic blackholed: no
+ * RST, connections hang) must stop its handler before its lease can expire
+ * elsewhere, while a second instance, which reaches the database, watches and
+ * takes the action over. Checked on the handlers' real execution log, not only
+ * on the trace.
+ */
+describe('self-fencing: a worker cut off from the database', () => {
+  let db: TestDatabase;
+  let c: Client;
+  let proxy: BlackholeProxy;
+  const procs: ServiceProcess[] = [];
+  const execLog = join(mkdtempSync(join(tmpdir(), 'aq-fence-')), 'exec.log');
+
+  beforeAll(async () => {
+    db = await createTestDatabase('self_fencing');
+    proxy = await startBlackholeProxy(db.url);
+  });
+  afterAll(async () => {
+    await proxy?.close();
+    await c?.end();
+    await db?.drop();
+  });
+
+  afterEach(async () => {
+    for (const p of procs.splice(0)) await p.kill();
+  });
+
+  it('aborts its handler at least LEASE_MS/6 before the other instance starts the action, and stops claiming', async () => {
+    const env = { LEASE_MS: String(LEASE_MS), REAPER_INTERVAL_MS: '100', WORKER_POLL_INTERVAL_MS: '100', EXEC_LOG: execLog, LOG_LEVEL: 'warn' };
+    const cutOff = await startFixtureService(proxy.url, { ...env, WORKER_ID: 'cut-off' });
+    procs.push(cutOff);
+    c = await connect(db.url);
+    const {
+      rows: [{ id }],
+    } = await c.query<{ id: string }>(`INSERT INTO actions (lock_id, type, payload) VALUES (1, 'test.sleep', '{"ms": 12000}') RETURNING id::text`);
+    await waitFor(async () => readExecutions(execLog).some((e) => e.id === id && e.pid === cutOff.child.pid));
+    const watcher = await startFixtureService(db.url, { ...env, WORKER_ID: 'watcher' });
+    procs.push(watcher);
+
+    proxy.blackhole();
+    const cutAt = Date.now();
+    const done = await waitFor(async () => {
+      const { rows } = await c.query(`SELECT status, attempts, lease_owner FROM actions WHERE id = $1`, [id]);
+      return rows[0].status === 'done' ? rows[0] : null;
+    }, 30_000);
+    expect(done).toMatchObject({ status: 'done', attempts: 2 });
+
+    const runs = readExecutions(execLog).filter((e) => e.id === id);
+    expect(runs.map((r) => `${r.attempt}@${r.pid === cutOff.child.pid ? 'cut-off' : 'watcher'}`)).toEqual(['1@cut-off', '2@watcher']);
+    const [first, second] = runs;
+    console.log(
+      `self-fencing: handler stopped ${first.end - cutAt} ms after the cut; the watcher started it ${second.start - first.end} ms later (bound LEASE_MS/6 = ${LEASE_MS / 6} ms)`,
+    );
+    // The cut-off handler stopped within one lease of the cut, on its own signal ...
+    expect(first.end).toBeLessThan(cutAt + LEASE_MS);
+    // ... and at least LEASE_MS/6 (the stated bound, minus timer jitter) before the watcher started it.
+    expect(second.start - first.end).toBeGreaterThanOrEqual(LEASE_MS / 6 - 50);
+    expect(executionOverlaps(readExecutions(execLog))).toEqual([]);
+    expect(cutOff.output()).toContain('Self-fencing');
+
+    // While cut off it takes no new work: an action enqueued now runs on the watcher.
+    const {
+      rows: [{ id: second2 }],
+    } = await c.query<{ id: string }>(`INSERT INTO actions (lock_id, type, payload) VALUES (2, 'test.sleep', '{"ms": 10}') RETURNING id::text`);
+    await waitFor(async () => (await c.query(`SELECT status FROM actions WHERE id = $1`, [second2])).rows[0].status === 'done', 10_000);
+    const trace = await c.query(`SELECT worker_id FROM action_attempts WHERE action_id = $1`, [second2]);
+    expect(trace.rows).toEqual([{ worker_id: 'watcher' }]);
+
+    // Back on the network, it heartbeats, resumes and runs work again.
+    proxy.restore();
+    await watcher.stop();
+    const {
+      rows: [{ id: third }],
+    } = await c.query<{ id: string }>(`INSERT INTO actions (lock_id, type, payload) VALUES (3, 'test.sleep', '{"ms": 10}') RETURNING id::text`);
+    await waitFor(async () => (await c.query(`SELECT status FROM actions WHERE id = $1`, [third])).rows[0].status === 'done', 20_000);
+  });
+});

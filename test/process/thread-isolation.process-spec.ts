@@ -1,0 +1,73 @@
+import { readFileSync } from 'node:fs';
+import { Client } from 'pg';
+import { connect } from '../support/failure-helpers';
+import { ServiceProcess, startFixtureService } from '../support/service-process';
+import { waitFor } from '../support/test-app';
+import { createTestDatabase, TestDatabase } from '../support/test-database';
+
+/**
+ * Issue 13, isolation: handlers declared with `isolation: 'thread'` run in a
+ * worker thread. A timeout terminates the thread (the busy loop really stops),
+ * an out-of-memory thread ends only its attempt with a precise error, and
+ * neither stalls the heartbeats of the actions beside them (LEASE_MS=1500: a
+ * stalled loop would fence them).
+ */
+describe('thread isolation', () => {
+  let db: TestDatabase;
+  let c: Client;
+  let svc: ServiceProcess;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('threads');
+    svc = await startFixtureService(db.url, { LOG_LEVEL: 'warn', LEASE_MS: '1500', WORKER_POLL_INTERVAL_MS: '100' });
+    c = await connect(db.url);
+  });
+  afterAll(async () => {
+    await svc?.kill();
+    await c?.end();
+    await db?.drop();
+  });
+
+  const insert = async (lockId: number, type: string, payload: object) =>
+    (
+      await c.query<{ id: string }>(`INSERT INTO actions (lock_id, type, payload) VALUES ($1, $2, $3) RETURNING id::text`, [
+        lockId,
+        type,
+        JSON.stringify(payload),
+      ])
+    ).rows[0].id;
+  const row = async (id: string) => (await c.query(`SELECT status, attempts, charged_attempts, result, last_error FROM actions WHERE id = $1`, [id])).rows[0];
+
+  it('runs a well-behaved handler in a thread and stores its result', async () => {
+    const id = await insert(1, 'test.thread-ok', { n: 21 });
+    await waitFor(async () => (await row(id)).status === 'done', 15_000);
+    expect(await row(id)).toMatchObject({ status: 'done', attempts: 1, result: { doubled: 42 } });
+  });
+
+  it('terminates a busy thread at its timeout while the actions beside it keep their leases', async () => {
+    const neighbour = await insert(2, 'test.sleep', { ms: 4_000 });
+    const busy = await insert(3, 'test.thread-busy', { ms: 20_000 });
+    const t0 = Date.now();
+    await waitFor(async () => (await row(busy)).status === 'failed', 10_000);
+    expect(Date.now() - t0).toBeLessThan(5_000);
+    const trace = await c.query(`SELECT outcome, error FROM action_attempts WHERE action_id = $1`, [busy]);
+    expect(trace.rows).toEqual([{ outcome: 'timeout', error: 'HandlerTimeoutError: handler timed out after 1000 ms' }]);
+    await waitFor(async () => (await row(neighbour)).status === 'done', 10_000);
+    expect(await row(neighbour)).toMatchObject({ attempts: 1, charged_attempts: 0 });
+    // The thread really stopped: the process is not burning a core for the 20 s the loop asked for.
+    const stat = () => Number(readFileSync(`/proc/${svc.child.pid}/stat`, 'utf8').split(' ')[13]);
+    const ticks = stat();
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(stat() - ticks).toBeLessThan(50); // under half a core over one second (100 ticks/s)
+  });
+
+  it('ends only the attempt whose thread runs out of memory, with a precise error, and keeps the instance up', async () => {
+    const neighbour = await insert(4, 'test.sleep', { ms: 3_000 });
+    const oom = await insert(5, 'test.thread-oom', {});
+    await waitFor(async () => (await row(oom)).status === 'failed', 30_000);
+    expect((await row(oom)).last_error).toMatch(/^handler thread ran out of memory/);
+    await waitFor(async () => (await row(neighbour)).status === 'done', 10_000);
+    expect(await row(neighbour)).toMatchObject({ attempts: 1, charged_attempts: 0 });
+    expect(svc.child.exitCode).toBeNull();
+  });
+});

@@ -1,0 +1,16 @@
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import createTemplateDatabaseOnce from './global-setup';
+
+/**
+ * Jest globalSetup of the process project: builds the service once
+ * (`npm run build`: tsc → dist/, SQL migrations copied, the test fixture
+ * service included) so tests can start it as real separate processes
+ * (`node dist/src/main.js`), then makes the run's template database as the
+ * database project does.
+ */
+export default async function globalSetup(): Promise<void> {
+  const root = join(__dirname, '..', '..');
+  execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
+  await createTemplateDatabaseOnce();
+}
