@@ -1,6 +1,6 @@
 import { Check, Column, Entity, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 import { Action } from './action.entity';
-import type { AttemptOutcome } from './action-status';
+import type { AttemptOutcome } from '../vocabulary';
 
 /**
  * One finished execution attempt of an action (table `action_attempts`,

@@ -1,5 +1,5 @@
 import { Check, Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import type { ActionStatus, FailurePolicy } from './action-status';
+import type { ActionStatus, FailurePolicy } from '../vocabulary';
 
 /**
  * One queued action (table `actions`). 64-bit columns are strings so no id

@@ -1,4 +1,5 @@
-import type { AttemptOutcome } from './action-status';
+import type { FailurePolicy } from '../vocabulary';
+import type { AttemptOutcome } from '../vocabulary';
 import { ActionRow } from './sql/action-columns.sql';
 
 /** The action resource of the REST API (see CONTRACT.md). 64-bit ids are decimal strings. */
@@ -10,7 +11,7 @@ export interface ActionResource {
   status: ActionRow['status'];
   attempts: number;
   maxAttempts: number;
-  onFailure: 'block' | 'skip';
+  onFailure: FailurePolicy;
   runAt: string;
   createdAt: string;
   startedAt: string | null;

@@ -1,3 +1,4 @@
+import type { FailurePolicy } from '../vocabulary';
 import { LoggerService } from '@nestjs/common';
 
 /**
@@ -12,7 +13,7 @@ export interface QueuedAction {
   /** This attempt's number, 1-based; also the fencing token. */
   attempt: number;
   maxAttempts: number;
-  onFailure: 'block' | 'skip';
+  onFailure: FailurePolicy;
   idempotencyKey: string | null;
   createdAt: Date;
 }

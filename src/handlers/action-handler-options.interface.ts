@@ -20,9 +20,9 @@ export interface ActionHandlerOptions {
    * Default: none.
    */
   timeoutMs?: number;
-  /** Backoff base (ms). Default 1 000 (or RETRY_BACKOFF_BASE_MS). */
+  /** Backoff base (ms). Default: the RETRY_BACKOFF_BASE_MS setting (1 000). */
   backoffBaseMs?: number;
-  /** Backoff cap (ms). Default 60 000 (or RETRY_BACKOFF_CAP_MS). */
+  /** Backoff cap (ms). Default: the RETRY_BACKOFF_CAP_MS setting (60 000). */
   backoffCapMs?: number;
   /**
    * Caps the attempts of every action of this type: written into the action's
@@ -44,6 +44,3 @@ export interface ActionHandlerOptions {
   /** With `isolation: 'thread'`: limits of each thread (e.g. `{ maxOldGenerationSizeMb: 256 }`). */
   resourceLimits?: ResourceLimits;
 }
-
-/** Defaults of {@link ActionHandlerOptions}. */
-export const HANDLER_DEFAULTS = { backoffBaseMs: 1_000, backoffCapMs: 60_000 } as const;

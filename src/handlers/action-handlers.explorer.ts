@@ -5,9 +5,7 @@ import { ActionHandlerHost } from './action-handler.host';
 import { ActionHandlerOptions } from './action-handler-options.interface';
 import { ActionHandlersRegistry } from './action-handlers.registry';
 import { InvalidActionHandlerError } from './invalid-handler.error';
-
-/** Action types: letters, digits, `.`, `_`, `-`, `:`; 1..200 characters. */
-export const ACTION_TYPE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/;
+import { ACTION_TYPE_PATTERN } from '../vocabulary';
 
 /**
  * Finds every provider marked with @ActionHandler (in `onModuleInit`, so

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Pool, QueryConfig } from 'pg';
 import { Counter, Gauge } from 'prom-client';
-import { ACTION_STATUSES } from '../actions/action-status';
+import { ACTION_STATUSES } from '../vocabulary';
 import { STATS_SQL } from '../actions/sql/manage-actions.sql';
 import { Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.token';

@@ -1,4 +1,4 @@
-import type { AttemptOutcome } from '../actions/action-status';
+import type { AttemptOutcome } from '../vocabulary';
 
 /**
  * What happens to the action after an attempt:

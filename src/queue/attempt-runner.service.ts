@@ -2,7 +2,6 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.token';
 import { ActionContext, QueuedAction } from '../handlers/action-context.interface';
-import { HANDLER_DEFAULTS } from '../handlers/action-handler-options.interface';
 import { ActionHandlersRegistry, RegisteredHandler } from '../handlers/action-handlers.registry';
 import { HandlerTimeoutError } from '../handlers/handler-timeout.error';
 import { PermanentFailureError } from '../handlers/permanent-failure.error';
@@ -169,8 +168,8 @@ export class AttemptRunner {
     const charged = row.charged_attempts + 1;
     if (permanent || charged >= row.max_attempts) return { kind: 'failed', outcome, error: message, stack };
     const registered = this.registry.get(row.type);
-    const base = registered?.options.backoffBaseMs ?? this.settings.RETRY_BACKOFF_BASE_MS ?? HANDLER_DEFAULTS.backoffBaseMs;
-    const cap = registered?.options.backoffCapMs ?? this.settings.RETRY_BACKOFF_CAP_MS ?? HANDLER_DEFAULTS.backoffCapMs;
+    const base = registered?.options.backoffBaseMs ?? this.settings.RETRY_BACKOFF_BASE_MS;
+    const cap = registered?.options.backoffCapMs ?? this.settings.RETRY_BACKOFF_CAP_MS;
     return { kind: 'retry', outcome, error: message, stack, delayMs: fullJitterBackoffMs(charged, base, cap) };
   }
 }

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ACTION_STATUSES, ATTEMPT_OUTCOMES, FAILURE_POLICIES } from '../action-status';
+import { ACTION_STATUSES, ATTEMPT_OUTCOMES, FAILURE_POLICIES } from '../../vocabulary';
 
 /*
  * Response shapes for the OpenAPI document only. The controllers return the

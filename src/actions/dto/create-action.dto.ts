@@ -1,19 +1,16 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsIn, IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
-import { FAILURE_POLICIES, FailurePolicy } from '../action-status';
+import { ACTION_TYPE_PATTERN, FAILURE_POLICIES, FailurePolicy } from '../../vocabulary';
 import { IsLockId, toLockIdString } from './lock-id.validator';
 import { IsRunAt, RUN_AT_REGEX } from './run-at.validator';
-
-/** Action types: letters, digits, `.`, `_`, `-`, `:`; 1..200 characters. */
-export const ACTION_TYPE_REGEX = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/;
 
 /** Body of `POST /actions` and each item of a batch. */
 export class CreateActionDto {
   /** Handler name; a handler must be registered for it. */
-  @ApiProperty({ example: 'instance.create', pattern: ACTION_TYPE_REGEX.source, description: 'Handler name; a handler must be registered for it' })
+  @ApiProperty({ example: 'instance.create', pattern: ACTION_TYPE_PATTERN.source, description: 'Handler name; a handler must be registered for it' })
   @IsString()
-  @Matches(ACTION_TYPE_REGEX, { message: 'type must be 1..200 characters of letters, digits, ".", "_", "-", ":"' })
+  @Matches(ACTION_TYPE_PATTERN, { message: 'type must be 1..200 characters of letters, digits, ".", "_", "-", ":"' })
   type: string;
 
   /** Group key: decimal string or safe integer; null or absent = no group. Canonical decimal string after validation. */

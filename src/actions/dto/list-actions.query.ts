@@ -1,8 +1,8 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
-import { ACTION_STATUSES, ActionStatus } from '../action-status';
-import { ACTION_TYPE_REGEX } from './create-action.dto';
+import { ACTION_STATUSES, ActionStatus } from '../../vocabulary';
+import { ACTION_TYPE_PATTERN } from '../../vocabulary';
 import { IsLockId, toLockIdString } from './lock-id.validator';
 
 /** Query of `GET /actions`. */
@@ -20,7 +20,7 @@ export class ListActionsQuery {
 
   @ApiPropertyOptional({ example: 'instance.create' })
   @IsOptional()
-  @Matches(ACTION_TYPE_REGEX, { message: 'type must be a valid action type' })
+  @Matches(ACTION_TYPE_PATTERN, { message: 'type must be a valid action type' })
   type?: string;
 
   /** Page size, 1..500, default 50. */

@@ -1,3 +1,4 @@
+import type { FailurePolicy } from '../../vocabulary';
 /** Columns of an action as the API returns it (bigints as text). */
 export const ACTION_COLUMNS = `
   id::text, lock_id::text, type, payload, status, attempts, max_attempts, on_failure,
@@ -13,7 +14,7 @@ export interface ActionRow {
   status: 'pending' | 'running' | 'done' | 'failed' | 'cancelled';
   attempts: number;
   max_attempts: number;
-  on_failure: 'block' | 'skip';
+  on_failure: FailurePolicy;
   run_at: Date;
   created_at: Date;
   started_at: Date | null;

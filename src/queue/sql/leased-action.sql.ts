@@ -1,3 +1,4 @@
+import type { FailurePolicy } from '../../vocabulary';
 /**
  * The columns of a leased action (type `aq_leased_action`,
  * src/database/sql/003-leases.up.sql) as the worker reads them, 64-bit ids as
@@ -25,7 +26,7 @@ export interface LeasedActionRow {
   charged_attempts: number;
   /** The budget, a handler's cap already applied. */
   max_attempts: number;
-  on_failure: 'block' | 'skip';
+  on_failure: FailurePolicy;
   run_at: Date;
   created_at: Date;
   idempotency_key: string | null;

@@ -1,3 +1,10 @@
+/**
+ * The queue's shared words, one definition each, used by every layer: the
+ * statuses of an action, the failure policies, the outcomes of an attempt and
+ * the pattern of an action type. The database checks the same values
+ * (src/database/sql/001-tables.up.sql).
+ */
+
 /** Lifecycle of an action. `done`, `cancelled` and `failed` are final states. */
 export const ACTION_STATUSES = ['pending', 'running', 'done', 'failed', 'cancelled'] as const;
 export type ActionStatus = (typeof ACTION_STATUSES)[number];
@@ -18,3 +25,6 @@ export type FailurePolicy = (typeof FAILURE_POLICIES)[number];
  */
 export const ATTEMPT_OUTCOMES = ['done', 'error', 'timeout', 'cancelled', 'lease_expired', 'released'] as const;
 export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
+
+/** An action type: letters, digits, `.`, `_`, `-`, `:`; 1..200 characters, starting with a letter or digit. */
+export const ACTION_TYPE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/;

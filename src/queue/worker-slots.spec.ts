@@ -1,0 +1,71 @@
+import { Settings } from '../config/settings';
+import { WorkerSlots } from './worker-slots';
+
+const slotsOf = (concurrency: number) => new WorkerSlots({ WORKER_CONCURRENCY: concurrency } as Settings);
+
+describe('WorkerSlots', () => {
+  it('never grants more than WORKER_CONCURRENCY between occupied and reserved slots', () => {
+    const slots = slotsOf(4);
+    const first = slots.reserve();
+    expect(first.slots).toBe(4);
+    expect(slots.reserve().slots).toBe(0);
+    slots.settle(first, 3, 4);
+    expect(slots.occupied).toBe(3);
+    expect(slots.reserve().slots).toBe(1);
+  });
+
+  it('counts the slots of attempts being recorded as free for the statement that records them', () => {
+    const slots = slotsOf(2);
+    slots.settle(slots.reserve(), 2, 2);
+    expect(slots.reserve(2).slots).toBe(2);
+  });
+
+  it('keeps a stuck handler in its slot until it is vacated', () => {
+    const slots = slotsOf(1);
+    slots.settle(slots.reserve(), 1, 1);
+    slots.markStuck(1);
+    expect(slots.stuck).toBe(1);
+    expect(slots.reserve().slots).toBe(0);
+    slots.markStuck(-1);
+    slots.vacate();
+    expect(slots.reserve().slots).toBe(1);
+  });
+
+  it('grants nothing while paused, for any reason, and again once every pause is lifted', () => {
+    const slots = slotsOf(3);
+    slots.pause('fenced');
+    slots.pause('stopping');
+    expect(slots.reserve().slots).toBe(0);
+    slots.resume('fenced');
+    expect(slots.reserve().slots).toBe(0);
+    slots.resume('stopping');
+    expect(slots.reserve().slots).toBe(3);
+  });
+
+  it('marks the queue idle after a short claim, unless something woke the worker meanwhile', () => {
+    const slots = slotsOf(8);
+    const grant = slots.reserve();
+    slots.settle(grant, 2, 8);
+    expect(slots.idle).toBe(true);
+    slots.wake();
+    expect(slots.idle).toBe(false);
+    const raced = slots.reserve();
+    slots.wake(); // a notification during the claim
+    slots.settle(raced, 0, 6);
+    expect(slots.idle).toBe(false);
+  });
+
+  it('grants one slot for a quarantined action only when nothing else runs and only quarantine pauses the worker', () => {
+    const slots = slotsOf(4);
+    slots.settle(slots.reserve(), 1, 4);
+    slots.pause('quarantine');
+    expect(slots.reserveAlone()).toBeNull();
+    slots.vacate();
+    slots.pause('fenced');
+    expect(slots.reserveAlone()).toBeNull();
+    slots.resume('fenced');
+    const alone = slots.reserveAlone();
+    expect(alone?.slots).toBe(1);
+    expect(slots.reserveAlone()).toBeNull();
+  });
+});

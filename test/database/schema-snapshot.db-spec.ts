@@ -1,0 +1,27 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { withTestDatabase } from '../support';
+import { dumpSchema } from '../support/schema-dump';
+
+/** The committed dump of the migrated schema; `npm run schema:snapshot` rewrites it. */
+const SNAPSHOT = join(__dirname, 'schema.snapshot.sql');
+
+/**
+ * The schema as the migrations leave it, compared with the committed
+ * snapshot: a change to a table, an index, a function or a trigger must show
+ * in review as a diff of test/database/schema.snapshot.sql.
+ */
+describe('schema snapshot', () => {
+  const db = withTestDatabase('schema_snapshot');
+
+  it('matches the committed snapshot (run `npm run schema:snapshot` after changing a migration, and review the diff)', async () => {
+    const client = await db.connect();
+    try {
+      const dump = await dumpSchema(client);
+      if (process.env.UPDATE_SCHEMA_SNAPSHOT === '1') writeFileSync(SNAPSHOT, dump);
+      expect(dump).toBe(readFileSync(SNAPSHOT, 'utf8'));
+    } finally {
+      await client.end();
+    }
+  });
+});
