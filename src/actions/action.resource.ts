@@ -1,49 +1,75 @@
+import type { ActionStatus, AttemptOutcome, FailurePolicy } from './action-status';
 import { ActionRow } from './sql/action-columns.sql';
 
-/** The action resource of the REST API (see CONTRACT.md). 64-bit ids are decimal strings. */
+/**
+ * An action as the REST API returns it (CONTRACT.md, "Action resource").
+ * 64-bit ids are decimal strings; times are ISO 8601 strings in UTC.
+ * @publicApi
+ */
 export interface ActionResource {
   id: string;
+  /** The group, or null: belongs to no group. */
   lockId: string | null;
   type: string;
   payload: Record<string, unknown>;
-  status: ActionRow['status'];
+  /** `pending`, `running`, or final: `done`, `failed`, `cancelled`. */
+  status: ActionStatus;
+  /** Executions started so far. */
   attempts: number;
   maxAttempts: number;
-  onFailure: 'block' | 'skip';
+  onFailure: FailurePolicy;
+  /** Not claimable before this instant. */
   runAt: string;
   createdAt: string;
   startedAt: string | null;
   finishedAt: string | null;
+  /** What the handler returned (JSON), once `done`. */
   result: unknown;
   lastError: string | null;
   idempotencyKey: string | null;
+  /** The failed `skip` action this one retries, if any. */
   retryOf: string | null;
 }
 
-/** One trace entry: an ended execution attempt. */
+/**
+ * One trace entry: an ended execution attempt.
+ * @publicApi
+ */
 export interface AttemptResource {
+  /** The attempt number (the fencing token). */
   attempt: number;
   workerId: string;
   startedAt: string;
   finishedAt: string;
-  outcome: 'done' | 'error' | 'lease_expired' | 'released';
+  outcome: AttemptOutcome;
   error: string | null;
 }
 
-/** `GET /groups/:lockId`. */
+/**
+ * A group's state, as `GET /groups/:lockId`.
+ * @publicApi
+ */
 export interface GroupResource {
   lockId: string;
+  /** The action that holds the group, or null when the group is empty. */
   head: ActionResource | null;
   running: boolean;
+  /** Pending actions of the group, the head included. */
   pendingCount: number;
+  /** True when the head failed under `block`, or no handler of this instance runs its type. */
   blocked: boolean;
   blockedReason: string | null;
 }
 
-/** `GET /stats`. */
+/**
+ * Queue-wide counts, as `GET /stats`.
+ * @publicApi
+ */
 export interface StatsResource {
-  byStatus: Record<ActionRow['status'], number>;
+  byStatus: Record<ActionStatus, number>;
+  /** Age of the oldest pending action (s), or null when none is pending. */
   oldestPendingAgeSeconds: number | null;
+  /** Groups held by a failed action under `block`. */
   blockedGroups: number;
 }
 

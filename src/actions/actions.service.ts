@@ -1,15 +1,15 @@
 import { BadRequestException, ConflictException, Inject, Injectable, NotFoundException, ServiceUnavailableException } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.token';
+import { QUEUE_DATA_SOURCE } from '../database/queue-data-source.token';
 import { ActionHandlersRegistry } from '../handlers/action-handlers.registry';
 import { EnqueueMetrics } from '../metrics/enqueue-metrics';
 import { ActionResource, AttemptResource, GroupResource, StatsResource, toActionResource, toAttemptResource } from './action.resource';
-import { CreateActionDto } from './dto/create-action.dto';
 import { jsonBodyProblem } from '../http/json-body-guard.middleware';
 import { lockIdProblem } from './dto/lock-id.validator';
 import { runAtProblem } from './dto/run-at.validator';
-import { ListActionsQuery } from './dto/list-actions.query';
+import { EnqueueInput, EnqueueResult, ListActionsFilter } from './enqueue-input.interface';
 import { ActionRow } from './sql/action-columns.sql';
 import { INSERT_ACTIONS_SQL, SELECT_BY_IDEMPOTENCY_KEYS_SQL } from './sql/enqueue-actions.sql';
 import {
@@ -26,17 +26,18 @@ import {
 } from './sql/manage-actions.sql';
 
 /**
- * What to enqueue; the same fields as the REST body. `lockId` as a decimal
- * string or safe integer; `runAt` as a `Date` or an ISO 8601 string with `Z` or
- * a UTC offset (a string without one is refused: it would mean a different
- * instant on servers in different time zones).
+ * A transaction of the caller to enqueue in: TypeORM's `EntityManager` (as
+ * given by `dataSource.transaction(manager => ...)`) or a `QueryRunner` with a
+ * transaction started.
+ * @publicApi
  */
-export type EnqueueInput = Omit<CreateActionDto, 'lockId' | 'runAt'> & { lockId?: string | number | null; runAt?: string | Date | null };
+export type EnqueueTransaction = EntityManager | QueryRunner;
 
-/** An enqueued action and whether it was created now (false: an idempotency key matched). */
-export interface EnqueueResult {
-  action: ActionResource;
-  created: boolean;
+/** The EntityManager of a transaction given as an EntityManager or a QueryRunner. */
+function managerOf(transaction: EnqueueTransaction | undefined): EntityManager | undefined {
+  // Told apart by shape, not instanceof: the app may load its own copy of typeorm.
+  const isQueryRunner = (t: EnqueueTransaction): t is QueryRunner => typeof (t as QueryRunner).startTransaction === 'function';
+  return transaction !== undefined && isQueryRunner(transaction) ? transaction.manager : transaction;
 }
 
 /**
@@ -92,15 +93,28 @@ async function retryOnConflict<T>(tx: () => Promise<T>): Promise<T> {
 }
 
 /**
- * Enqueues, reads and manages actions. Injectable into any module, so
- * in-process code can enqueue too, optionally inside its own TypeORM
- * transaction (pass its EntityManager) to make the enqueue atomic with its
- * business writes: the action becomes visible when that transaction commits.
+ * Enqueues, reads and manages actions: the in-process twin of the REST API.
+ * Injectable anywhere once ActionQueueModule is imported. Pass your own
+ * transaction (an `EntityManager` or a `QueryRunner`) to make an enqueue
+ * atomic with your writes (transactional outbox): the action exists, and runs,
+ * only if that transaction commits.
+ *
+ * Errors are Nest HTTP exceptions, so a controller can let them through:
+ * `BadRequestException` (400) names the field, `ConflictException` (409),
+ * `NotFoundException` (404).
+ * @example
+ * ```ts
+ * await dataSource.transaction(async (manager) => {
+ *   await manager.save(Invoice, invoice);
+ *   await actions.enqueue({ type: 'invoice.send', lockId: invoice.customerId, payload: { invoiceId: invoice.id } }, manager);
+ * });
+ * ```
+ * @publicApi
  */
 @Injectable()
 export class ActionsService {
   constructor(
-    private readonly dataSource: DataSource,
+    @Inject(QUEUE_DATA_SOURCE) private readonly dataSource: DataSource,
     private readonly registry: ActionHandlersRegistry,
     @Inject(SETTINGS) private readonly settings: Settings,
     private readonly enqueueMetrics: EnqueueMetrics,
@@ -109,15 +123,16 @@ export class ActionsService {
   /**
    * Enqueues one action.
    * @param input the action; `type` must have a registered handler.
-   * @param manager run inside this transaction instead of a new one.
+   * @param transaction run inside this transaction of yours (EntityManager or
+   *   QueryRunner) instead of a new one: the action exists only if it commits.
    * @returns the action, and `created: false` if its idempotency key was already used
    *   (keys are remembered at least IDEMPOTENCY_WINDOW_DAYS after the first enqueue).
    * @throws BadRequestException naming the field (e.g. a `runAt` string without `Z` or
    *   an offset, a NUL character in a payload string); ConflictException when the key
    *   was used for another action.
    */
-  async enqueue(input: EnqueueInput, manager?: EntityManager): Promise<EnqueueResult> {
-    const [result] = await this.insert([input], manager, () => '');
+  async enqueue(input: EnqueueInput, transaction?: EnqueueTransaction): Promise<EnqueueResult> {
+    const [result] = await this.insert([input], managerOf(transaction), () => '');
     return result;
   }
 
@@ -125,12 +140,12 @@ export class ActionsService {
    * Enqueues many actions, all or nothing. Within a group, input order is
    * processing order.
    * @param inputs 1..n actions.
-   * @param manager run inside this transaction instead of a new one.
+   * @param transaction run inside this transaction of yours instead of a new one.
    * @returns one result per input, in input order.
    * @throws BadRequestException naming the field (`actions.3.type`) when any item is invalid; nothing is written.
    */
-  enqueueBatch(inputs: EnqueueInput[], manager?: EntityManager): Promise<EnqueueResult[]> {
-    return this.insert(inputs, manager, (i) => `actions.${i}.`);
+  enqueueBatch(inputs: EnqueueInput[], transaction?: EnqueueTransaction): Promise<EnqueueResult[]> {
+    return this.insert(inputs, managerOf(transaction), (i) => `actions.${i}.`);
   }
 
   private async insert(inputs: EnqueueInput[], manager: EntityManager | undefined, prefix: (i: number) => string): Promise<EnqueueResult[]> {
@@ -191,7 +206,8 @@ export class ActionsService {
   }
 
   /**
-   * One action with its trace.
+   * One action with its trace (one entry per ended attempt).
+   * @param id the action id (decimal string).
    * @throws NotFoundException.
    */
   async get(id: string): Promise<ActionResource & { trace: AttemptResource[] }> {
@@ -201,8 +217,11 @@ export class ActionsService {
     return { ...toActionResource(row), trace: trace.map(toAttemptResource) };
   }
 
-  /** A page of actions in id order; `nextCursor` is null on the last page. */
-  async list(query: ListActionsQuery): Promise<{ items: ActionResource[]; nextCursor: string | null }> {
+  /**
+   * A page of actions in id order; `nextCursor` (the `after` of the next page) is null on the last page.
+   * @param query filters and page, with the values `GET /actions` accepts.
+   */
+  async list(query: ListActionsFilter): Promise<{ items: ActionResource[]; nextCursor: string | null }> {
     const limit = query.limit ?? 50;
     const sql = query.lockId === undefined ? LIST_ACTIONS_SQL : LIST_GROUP_ACTIONS_SQL;
     const rows: ActionRow[] = await this.dataSource.query(sql, [query.status ?? null, query.lockId ?? null, query.type ?? null, query.after ?? '0', limit]);
@@ -211,6 +230,7 @@ export class ActionsService {
 
   /**
    * Cancels a pending or failed action; a cancelled head releases its group.
+   * @param id the action id (decimal string).
    * @throws NotFoundException; ConflictException from any other status.
    */
   async cancel(id: string): Promise<ActionResource> {
@@ -223,6 +243,7 @@ export class ActionsService {
    * Retries a failed action: under `block` in place (pending again, still the
    * head, with a fresh budget of maxAttempts); under `skip` as a new action at
    * the group's tail, linked by `retryOf` (once per failed action).
+   * @param id the action id (decimal string).
    * @throws NotFoundException; ConflictException when not failed or already retried.
    */
   async retry(id: string): Promise<ActionResource> {
@@ -260,6 +281,7 @@ export class ActionsService {
   /**
    * A group's state: its head, whether it runs, how many wait, and whether
    * (and why) it is blocked.
+   * @param lockId the group key (decimal string).
    * @throws BadRequestException for a malformed lock id.
    */
   async group(lockId: string): Promise<GroupResource> {
@@ -287,7 +309,7 @@ export class ActionsService {
     };
   }
 
-  /** Counts by status, oldest pending age (s), blocked groups. */
+  /** Queue-wide counts by status, the oldest pending age (s) and the number of blocked groups. */
   async stats(): Promise<StatsResource> {
     const [row] = await this.dataSource.query(STATS_SQL);
     const byStatus = { pending: 0, running: 0, done: 0, failed: 0, cancelled: 0, ...row.by_status };
