@@ -32,7 +32,12 @@ const HEADER = `/**
  * @param document the document served at `/docs-json`.
  */
 export async function renderClientTypes(document: unknown): Promise<string> {
-  const ast = await openapiTS(document as OpenAPI3, { alphabetize: false, exportType: false });
+  const ast = await openapiTS(document as OpenAPI3, {
+    alphabetize: false,
+    exportType: false,
+    // A field with a default (onFailure, limit) stays optional: it may be left out of a request.
+    defaultNonNullable: false,
+  });
   const options = (await resolveConfig(CLIENT_TYPES_FILE)) ?? {};
   return format(HEADER + '\n' + astToString(ast), { ...options, filepath: CLIENT_TYPES_FILE });
 }

@@ -30,13 +30,12 @@ export { PermanentFailureError } from './handlers/permanent-failure.error';
 export { HandlerTimeoutError } from './handlers/handler-timeout.error';
 
 // Enqueueing (and reading) in-process.
-export { ActionsService } from './actions/actions.service';
-export type { EnqueueTransaction } from './actions/actions.service';
-export type { EnqueueInput, EnqueueResult, ListActionsFilter } from './actions/enqueue-input.interface';
+export { ActionQueue } from './actions/action-queue.contract';
+export type { EnqueueInput, EnqueueResult, EnqueueTransaction, ListActionsFilter } from './actions/enqueue-input.interface';
 export type { ActionResource, AttemptResource, GroupResource, StatsResource } from './actions/action.resource';
 export type { ActionStatus, AttemptOutcome, FailurePolicy } from './actions/action-status';
 
 // Settings and the service starter.
 export type { Settings } from './config/settings';
 export { bootstrapActionQueueService } from './service/action-queue-service.starter';
-export type { ActionQueueService, ActionQueueServiceImports, ActionQueueServiceOptions } from './service/action-queue-service.starter';
+export type { ActionQueueServiceHandle, ActionQueueServiceImports, ActionQueueServiceOptions } from './service/action-queue-service.starter';

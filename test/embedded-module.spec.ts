@@ -5,7 +5,7 @@ import { IsInt } from 'class-validator';
 import { Client } from 'pg';
 import request from 'supertest';
 import { Column, DataSource, Entity, PrimaryColumn } from 'typeorm';
-import { ActionContext, ActionHandler, ActionHandlerHost, ActionQueueModule, ActionQueueModuleRootOptions, ActionsService, QueuedAction } from '../src';
+import { ActionContext, ActionHandler, ActionHandlerHost, ActionQueueModule, ActionQueueModuleRootOptions, ActionQueue, QueuedAction } from '../src';
 import { SETTINGS } from '../src/config/settings.token';
 import { QUEUE_DATA_SOURCE } from '../src/database/queue-data-source.token';
 import { createTestDatabase, TestDatabase } from './support/test-database';
@@ -136,10 +136,10 @@ describe('ActionQueueModule embedded in an existing Nest app', () => {
     it("finds the host's handler in the host's module, with the host's providers injected, and logs through the host's logger", async () => {
       expect(logger.lines).toContain('Action handlers: invoice.send');
       await sql.query(`INSERT INTO invoices VALUES (1, 'new')`);
-      const { action } = await app.get(ActionsService).enqueue({ type: 'invoice.send', lockId: 1, payload: { invoiceId: 1 } });
+      const { action } = await app.get(ActionQueue).enqueue({ type: 'invoice.send', lockId: 1, payload: { invoiceId: 1 } });
       await waitFor(async () => (await invoiceStatus(1)) === 'sent (attempt 1)');
       const done = await waitFor(async () => {
-        const a = await app.get(ActionsService).get(action.id);
+        const a = await app.get(ActionQueue).get(action.id);
         return a.status === 'done' ? a : null;
       });
       expect(done.result).toEqual({ sent: 1 });
@@ -156,7 +156,7 @@ describe('ActionQueueModule embedded in an existing Nest app', () => {
       await expect(
         dataSource.transaction(async (manager) => {
           await manager.insert(Invoice, { id: 2, status: 'new' });
-          await app.get(ActionsService).enqueue({ type: 'invoice.send', lockId: 2, payload: { invoiceId: 2 } }, manager);
+          await app.get(ActionQueue).enqueue({ type: 'invoice.send', lockId: 2, payload: { invoiceId: 2 } }, manager);
           throw new Error('business rule failed after the enqueue');
         }),
       ).rejects.toThrow('business rule failed');
@@ -168,9 +168,9 @@ describe('ActionQueueModule embedded in an existing Nest app', () => {
       const dataSource = app.get(DataSource);
       const { action } = await dataSource.transaction(async (manager) => {
         await manager.insert(Invoice, { id: 3, status: 'new' });
-        return app.get(ActionsService).enqueue({ type: 'invoice.send', lockId: 3, payload: { invoiceId: 3 } }, manager);
+        return app.get(ActionQueue).enqueue({ type: 'invoice.send', lockId: 3, payload: { invoiceId: 3 } }, manager);
       });
-      await waitFor(async () => (await app.get(ActionsService).get(action.id)).status === 'done');
+      await waitFor(async () => (await app.get(ActionQueue).get(action.id)).status === 'done');
       expect(await invoiceStatus(3)).toBe('sent (attempt 1)');
     });
 
@@ -181,17 +181,17 @@ describe('ActionQueueModule embedded in an existing Nest app', () => {
       try {
         await runner.startTransaction();
         await runner.manager.insert(Invoice, { id: 4, status: 'new' });
-        await app.get(ActionsService).enqueueBatch([{ type: 'invoice.send', lockId: 4, payload: { invoiceId: 4 } }], runner);
+        await app.get(ActionQueue).enqueueBatch([{ type: 'invoice.send', lockId: 4, payload: { invoiceId: 4 } }], runner);
         await runner.rollbackTransaction();
         expect(await actionCount()).toBe(before);
 
         await runner.startTransaction();
         await runner.manager.insert(Invoice, { id: 4, status: 'new' });
-        const [{ action }] = await app.get(ActionsService).enqueueBatch([{ type: 'invoice.send', lockId: 4, payload: { invoiceId: 4 } }], runner);
+        const [{ action }] = await app.get(ActionQueue).enqueueBatch([{ type: 'invoice.send', lockId: 4, payload: { invoiceId: 4 } }], runner);
         // Not visible to others until the commit.
         expect((await sql.query('SELECT 1 FROM actions WHERE id = $1', [action.id])).rowCount).toBe(0);
         await runner.commitTransaction();
-        await waitFor(async () => (await app.get(ActionsService).get(action.id)).status === 'done');
+        await waitFor(async () => (await app.get(ActionQueue).get(action.id)).status === 'done');
       } finally {
         await runner.release();
       }
@@ -255,8 +255,8 @@ describe('ActionQueueModule embedded in an existing Nest app', () => {
     it('runs actions on a pool of its own for a URL, and closes it with the app', async () => {
       const app = await create({ database: { url: db.url, poolSize: 2 }, worker: { pollIntervalMs: 200 } }, [PingModule]);
       await app.init();
-      const { action } = await app.get(ActionsService).enqueue({ type: 'ping', lockId: '7' });
-      await waitFor(async () => (await app.get(ActionsService).get(action.id)).status === 'done');
+      const { action } = await app.get(ActionQueue).enqueue({ type: 'ping', lockId: '7' });
+      await waitFor(async () => (await app.get(ActionQueue).get(action.id)).status === 'done');
       const own = app.get<DataSource>(QUEUE_DATA_SOURCE);
       await app.close();
       expect(own.isInitialized).toBe(false);

@@ -22,7 +22,7 @@ import { settingsFromOptions } from './action-queue-settings';
  * The ordered action queue as a module of your Nest application: the worker
  * that runs your handlers, the enqueue service, and optionally the REST
  * routes. Import it once, in the root module; it is global, so
- * {@link ActionsService} can be injected anywhere, and every provider marked
+ * {@link ActionQueue} can be injected anywhere, and every provider marked
  * with {@link ActionHandler}, in any module, is found at start-up.
  *
  * It leaves the application to you: no global pipe, filter, logger, body

@@ -9,7 +9,8 @@ import { ActionResource, AttemptResource, GroupResource, StatsResource, toAction
 import { jsonBodyProblem } from '../http/json-body-guard.middleware';
 import { lockIdProblem } from './dto/lock-id.validator';
 import { runAtProblem } from './dto/run-at.validator';
-import { EnqueueInput, EnqueueResult, ListActionsFilter } from './enqueue-input.interface';
+import { ActionQueue } from './action-queue.contract';
+import { EnqueueInput, EnqueueResult, EnqueueTransaction, ListActionsFilter } from './enqueue-input.interface';
 import { ActionRow } from './sql/action-columns.sql';
 import { INSERT_ACTIONS_SQL, SELECT_BY_IDEMPOTENCY_KEYS_SQL } from './sql/enqueue-actions.sql';
 import {
@@ -24,14 +25,6 @@ import {
   SELECT_TRACE_SQL,
   STATS_SQL,
 } from './sql/manage-actions.sql';
-
-/**
- * A transaction of the caller to enqueue in: TypeORM's `EntityManager` (as
- * given by `dataSource.transaction(manager => ...)`) or a `QueryRunner` with a
- * transaction started.
- * @publicApi
- */
-export type EnqueueTransaction = EntityManager | QueryRunner;
 
 /** The EntityManager of a transaction given as an EntityManager or a QueryRunner. */
 function managerOf(transaction: EnqueueTransaction | undefined): EntityManager | undefined {
@@ -93,26 +86,13 @@ async function retryOnConflict<T>(tx: () => Promise<T>): Promise<T> {
 }
 
 /**
- * Enqueues, reads and manages actions: the in-process twin of the REST API.
- * Injectable anywhere once ActionQueueModule is imported. Pass your own
- * transaction (an `EntityManager` or a `QueryRunner`) to make an enqueue
- * atomic with your writes (transactional outbox): the action exists, and runs,
- * only if that transaction commits.
- *
- * Errors are Nest HTTP exceptions, so a controller can let them through:
- * `BadRequestException` (400) names the field, `ConflictException` (409),
- * `NotFoundException` (404).
- * @example
- * ```ts
- * await dataSource.transaction(async (manager) => {
- *   await manager.save(Invoice, invoice);
- *   await actions.enqueue({ type: 'invoice.send', lockId: invoice.customerId, payload: { invoiceId: invoice.id } }, manager);
- * });
- * ```
- * @publicApi
+ * The {@link ActionQueue} on PostgreSQL: enqueues with the insert statement
+ * of enqueue-actions.sql.ts (groups locked in lock_id order), reads and
+ * manages actions with manage-actions.sql.ts. Injected by this class inside
+ * the queue; apps inject ActionQueue, its public face.
  */
 @Injectable()
-export class ActionsService {
+export class ActionsService implements ActionQueue {
   constructor(
     @Inject(QUEUE_DATA_SOURCE) private readonly dataSource: DataSource,
     private readonly registry: ActionHandlersRegistry,
@@ -120,30 +100,11 @@ export class ActionsService {
     private readonly enqueueMetrics: EnqueueMetrics,
   ) {}
 
-  /**
-   * Enqueues one action.
-   * @param input the action; `type` must have a registered handler.
-   * @param transaction run inside this transaction of yours (EntityManager or
-   *   QueryRunner) instead of a new one: the action exists only if it commits.
-   * @returns the action, and `created: false` if its idempotency key was already used
-   *   (keys are remembered at least IDEMPOTENCY_WINDOW_DAYS after the first enqueue).
-   * @throws BadRequestException naming the field (e.g. a `runAt` string without `Z` or
-   *   an offset, a NUL character in a payload string); ConflictException when the key
-   *   was used for another action.
-   */
   async enqueue(input: EnqueueInput, transaction?: EnqueueTransaction): Promise<EnqueueResult> {
     const [result] = await this.insert([input], managerOf(transaction), () => '');
     return result;
   }
 
-  /**
-   * Enqueues many actions, all or nothing. Within a group, input order is
-   * processing order.
-   * @param inputs 1..n actions.
-   * @param transaction run inside this transaction of yours instead of a new one.
-   * @returns one result per input, in input order.
-   * @throws BadRequestException naming the field (`actions.3.type`) when any item is invalid; nothing is written.
-   */
   enqueueBatch(inputs: EnqueueInput[], transaction?: EnqueueTransaction): Promise<EnqueueResult[]> {
     return this.insert(inputs, managerOf(transaction), (i) => `actions.${i}.`);
   }
@@ -205,11 +166,6 @@ export class ActionsService {
     return results;
   }
 
-  /**
-   * One action with its trace (one entry per ended attempt).
-   * @param id the action id (decimal string).
-   * @throws NotFoundException.
-   */
   async get(id: string): Promise<ActionResource & { trace: AttemptResource[] }> {
     const [row]: ActionRow[] = await this.dataSource.query(SELECT_ACTION_SQL, [id]);
     if (!row) throw new NotFoundException(`action ${id} not found`);
@@ -217,10 +173,6 @@ export class ActionsService {
     return { ...toActionResource(row), trace: trace.map(toAttemptResource) };
   }
 
-  /**
-   * A page of actions in id order; `nextCursor` (the `after` of the next page) is null on the last page.
-   * @param query filters and page, with the values `GET /actions` accepts.
-   */
   async list(query: ListActionsFilter): Promise<{ items: ActionResource[]; nextCursor: string | null }> {
     const limit = query.limit ?? 50;
     const sql = query.lockId === undefined ? LIST_ACTIONS_SQL : LIST_GROUP_ACTIONS_SQL;
@@ -228,24 +180,12 @@ export class ActionsService {
     return { items: rows.map(toActionResource), nextCursor: rows.length === limit ? rows[rows.length - 1].id : null };
   }
 
-  /**
-   * Cancels a pending or failed action; a cancelled head releases its group.
-   * @param id the action id (decimal string).
-   * @throws NotFoundException; ConflictException from any other status.
-   */
   async cancel(id: string): Promise<ActionResource> {
     const [row] = updatedRows<ActionRow>(await this.dataSource.query(CANCEL_ACTION_SQL, [id]));
     if (row) return toActionResource(row);
     throw await this.stateConflict(id, 'cancel', 'pending or failed');
   }
 
-  /**
-   * Retries a failed action: under `block` in place (pending again, still the
-   * head, with a fresh budget of maxAttempts); under `skip` as a new action at
-   * the group's tail, linked by `retryOf` (once per failed action).
-   * @param id the action id (decimal string).
-   * @throws NotFoundException; ConflictException when not failed or already retried.
-   */
   async retry(id: string): Promise<ActionResource> {
     const [inPlace] = updatedRows<ActionRow>(await this.dataSource.query(RETRY_IN_PLACE_SQL, [id]));
     if (inPlace) {
@@ -278,12 +218,6 @@ export class ActionsService {
     });
   }
 
-  /**
-   * A group's state: its head, whether it runs, how many wait, and whether
-   * (and why) it is blocked.
-   * @param lockId the group key (decimal string).
-   * @throws BadRequestException for a malformed lock id.
-   */
   async group(lockId: string): Promise<GroupResource> {
     const problem = lockIdProblem(lockId);
     if (problem) throw new BadRequestException([`lockId ${problem}`]);
@@ -309,7 +243,6 @@ export class ActionsService {
     };
   }
 
-  /** Queue-wide counts by status, the oldest pending age (s) and the number of blocked groups. */
   async stats(): Promise<StatsResource> {
     const [row] = await this.dataSource.query(STATS_SQL);
     const byStatus = { pending: 0, running: 0, done: 0, failed: 0, cancelled: 0, ...row.by_status };

@@ -1,3 +1,4 @@
+import type { EntityManager, QueryRunner } from 'typeorm';
 import type { FailurePolicy } from './action-status';
 import type { ActionResource } from './action.resource';
 
@@ -46,7 +47,7 @@ export interface EnqueueResult {
 }
 
 /**
- * Filters of {@link ActionsService.list}, as the query of `GET /actions`.
+ * Filters of {@link ActionQueue.list}, as the query of `GET /actions`.
  * @publicApi
  */
 export interface ListActionsFilter {
@@ -59,3 +60,11 @@ export interface ListActionsFilter {
   /** Cursor: the last id of the previous page (decimal string). */
   after?: string;
 }
+
+/**
+ * A transaction of the caller to enqueue in: TypeORM's `EntityManager` (as
+ * given by `dataSource.transaction(manager => ...)`) or a `QueryRunner` with a
+ * transaction started. It must be on the queue's database.
+ * @publicApi
+ */
+export type EnqueueTransaction = EntityManager | QueryRunner;

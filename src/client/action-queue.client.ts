@@ -2,19 +2,17 @@ import createClient from 'openapi-fetch';
 import { ActionQueueHttpError, ActionQueueNetworkError } from './action-queue-client.errors';
 import type { components, operations, paths } from './generated/openapi';
 
-type Schemas = components['schemas'];
-
 /**
  * An action as the service returns it. 64-bit ids (`id`, `lockId`, `retryOf`)
  * are decimal strings; times are ISO 8601 strings in UTC.
  * @publicApi
  */
-export type Action = Schemas['ActionResponseDto'];
+export type Action = components['schemas']['ActionResponseDto'];
 /**
  * An action with its trace: one entry per ended attempt.
  * @publicApi
  */
-export type ActionWithTrace = Schemas['ActionWithTraceResponseDto'];
+export type ActionWithTrace = components['schemas']['ActionWithTraceResponseDto'];
 /**
  * What to enqueue: `type` (a handler must exist for it), and optionally
  * `lockId` (decimal string or safe integer; actions of one lock id run one at
@@ -22,22 +20,22 @@ export type ActionWithTrace = Schemas['ActionWithTraceResponseDto'];
  * `maxAttempts`, `onFailure` and `idempotencyKey`.
  * @publicApi
  */
-export type NewAction = Schemas['CreateActionDto'];
+export type NewAction = components['schemas']['CreateActionDto'];
 /**
  * A page of {@link ActionQueueClient.list}: `nextCursor` is the `after` of the next page, null on the last.
  * @publicApi
  */
-export type ActionsPage = Schemas['ActionsPageResponseDto'];
+export type ActionsPage = components['schemas']['ActionsPageResponseDto'];
 /**
  * A group's state: its head, whether it runs, how many wait, and whether (and why) it is blocked.
  * @publicApi
  */
-export type ActionGroup = Schemas['GroupResponseDto'];
+export type ActionGroup = components['schemas']['GroupResponseDto'];
 /**
  * Queue-wide counts by status, the oldest pending age (s) and the blocked groups.
  * @publicApi
  */
-export type QueueStats = Schemas['StatsResponseDto'];
+export type QueueStats = components['schemas']['StatsResponseDto'];
 /**
  * Filters and page of {@link ActionQueueClient.list}.
  * @publicApi

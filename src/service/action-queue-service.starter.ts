@@ -29,7 +29,7 @@ export interface ActionQueueServiceOptions {
  * The running service returned by {@link bootstrapActionQueueService}.
  * @publicApi
  */
-export interface ActionQueueService {
+export interface ActionQueueServiceHandle {
   /** The Nest application (listening). */
   app: INestApplication;
   /** Base URL of the HTTP server, e.g. `http://127.0.0.1:3000`. */
@@ -78,7 +78,7 @@ export interface ActionQueueService {
  * ```
  * @publicApi
  */
-export async function bootstrapActionQueueService(options: ActionQueueServiceOptions = {}): Promise<ActionQueueService | undefined> {
+export async function bootstrapActionQueueService(options: ActionQueueServiceOptions = {}): Promise<ActionQueueServiceHandle | undefined> {
   const logger = new Logger('Main');
   let settings: Settings;
   try {

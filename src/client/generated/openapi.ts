@@ -228,7 +228,7 @@ export interface components {
        * @default block
        * @enum {string}
        */
-      onFailure: 'block' | 'skip';
+      onFailure?: 'block' | 'skip';
       /**
        * @description A repeat returns the existing action with 200 (409 if it names another type or lockId). The key is remembered for at least IDEMPOTENCY_WINDOW_DAYS after the first enqueue, however short RETENTION_DAYS is; after that it may be reused once retention has purged the action.
        * @example create-26
