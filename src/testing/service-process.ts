@@ -43,8 +43,10 @@ export interface ServiceProcessOptions {
   nodeArgs?: string[];
   /** HTTP port; default a free one. */
   port?: number;
-  /** How long to wait for `/health` = 200 (ms); 0 returns without waiting. Default 30 000. */
+  /** How long to wait for the health path to answer 200 (ms); 0 returns without waiting. Default 30 000. */
   healthyWithinMs?: number;
+  /** The path that answers 200 once the service is ready, e.g. `/queue/health` for routes under a prefix. Default `/health`. */
+  healthPath?: string;
   /** Sample the process's resident memory every 50 ms (see `peakRss`). */
   sampleRss?: boolean;
 }
@@ -63,7 +65,7 @@ export interface ServiceProcess {
   exited: Promise<number | string>;
   /** Peak resident memory seen (bytes); 0 unless `sampleRss`. */
   peakRss(): number;
-  /** Resolves when `/health` answers 200; throws with the output if the process exits or `timeoutMs` passes. */
+  /** Resolves when the health path answers 200; throws with the output if the process exits or `timeoutMs` passes. */
   healthy(timeoutMs?: number): Promise<void>;
   /** SIGKILL, no cleanup (a crash). */
   kill(): Promise<void>;
@@ -74,7 +76,7 @@ export interface ServiceProcess {
 /**
  * Starts a service built with the service starter (`entry`, compiled) as a
  * child process on a free port (PORT), with `env` on top of the current
- * environment, and, unless told otherwise, waits until `/health` answers 200.
+ * environment, and, unless told otherwise, waits until its health path answers 200.
  * Used by this repository's process-level tests, the benchmark and the demo.
  *
  * @example
@@ -123,7 +125,7 @@ export async function startServiceProcess(options: ServiceProcessOptions = {}): 
       for (;;) {
         if (dead) throw new Error(`service process exited during start-up:\n${out}`);
         try {
-          if ((await fetch(`${url}/health`)).status === 200) return;
+          if ((await fetch(`${url}${options.healthPath ?? '/health'}`)).status === 200) return;
         } catch {
           // not listening yet
         }
