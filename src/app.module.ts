@@ -1,8 +1,10 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { ScheduleModule } from '@nestjs/schedule';
+import { DataSource, EntityManager } from 'typeorm';
 import { ActionQueueModule } from './action-queue/action-queue.module';
 import { loadSettings, Settings } from './config/settings';
+import { QUEUE_DATA_SOURCE } from './database/queue-data-source.token';
 import { LoggingModule } from './logging/logging.module';
 
 /** How to build the service: the database to use, and settings (default: from process.env). */
@@ -17,7 +19,9 @@ export interface AppModuleOptions {
  * The root module of the service (the service starter's): the queue module
  * with every setting from the environment and all its routes (the action
  * routes unless API_ENABLED=false; health and metrics always), plus what a
- * whole service owns: structured logging, configuration and the scheduler.
+ * whole service owns: structured logging, configuration, the scheduler, and
+ * the queue's DataSource as the app's (TypeORM's `DataSource` and
+ * `EntityManager` tokens), as when the service opened it through TypeOrmModule.
  */
 @Module({})
 export class AppModule {
@@ -25,6 +29,7 @@ export class AppModule {
     const settings = options.settings ?? loadSettings(process.env);
     return {
       module: AppModule,
+      global: true,
       imports: [
         ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, load: [() => ({ settings })] }),
         LoggingModule.forRoot(settings),
@@ -37,6 +42,11 @@ export class AppModule {
         }),
         ...(options.imports ?? []),
       ],
+      providers: [
+        { provide: DataSource, useExisting: QUEUE_DATA_SOURCE },
+        { provide: EntityManager, inject: [QUEUE_DATA_SOURCE], useFactory: (dataSource: DataSource) => dataSource.manager },
+      ],
+      exports: [DataSource, EntityManager],
     };
   }
 }

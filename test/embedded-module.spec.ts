@@ -8,6 +8,7 @@ import { Column, DataSource, Entity, PrimaryColumn } from 'typeorm';
 import { ActionContext, ActionHandler, ActionHandlerHost, ActionQueueModule, ActionQueueModuleRootOptions, ActionQueue, QueuedAction } from '../src';
 import { SETTINGS } from '../src/config/settings.token';
 import { QUEUE_DATA_SOURCE } from '../src/database/queue-data-source.token';
+import { databaseUrlOf } from '../src/database/queue-database';
 import { createTestDatabase, TestDatabase } from './support/test-database';
 import { waitFor } from './support/test-app';
 
@@ -269,6 +270,14 @@ describe('ActionQueueModule embedded in an existing Nest app', () => {
       expect(process.listenerCount('unhandledRejection')).toBe(before + 1);
       await app.close();
       expect(process.listenerCount('unhandledRejection')).toBe(before);
+    });
+
+    it("builds the URL of its own connections from the app DataSource's options when they hold no url", () => {
+      expect(databaseUrlOf({ type: 'postgres', host: 'db.internal', port: 5433, username: 'app', password: 'p@ss:/word', database: 'shop' })).toBe(
+        'postgresql://app:p%40ss%3A%2Fword@db.internal:5433/shop',
+      );
+      expect(databaseUrlOf({ type: 'postgres', url: 'postgres://u@h/d' })).toBe('postgres://u@h/d');
+      expect(databaseUrlOf({ type: 'postgres', username: 'app', ssl: true })).toBe('postgresql://app@localhost/app?sslmode=require');
     });
 
     it('stops start-up naming an invalid option', async () => {
