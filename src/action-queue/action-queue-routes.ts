@@ -5,7 +5,7 @@ import { HealthModule } from '../health/health.module';
 import { MetricsHttpModule } from '../metrics/metrics-http.module';
 import { ActionQueueRoutesOptions } from './action-queue-options.interface';
 
-/** The `routes` option with every field filled in; null when no route is mounted. */
+/** The `routes` option with every field filled in. */
 export type ResolvedRoutes = Required<ActionQueueRoutesOptions>;
 
 /**

@@ -7,25 +7,35 @@ import { ActionRow } from './sql/action-columns.sql';
  * @publicApi
  */
 export interface ActionResource {
+  /** The action id. */
   id: string;
   /** The group, or null: belongs to no group. */
   lockId: string | null;
+  /** The action type (the handler that runs it). */
   type: string;
+  /** The JSON object handed to the handler. */
   payload: Record<string, unknown>;
   /** `pending`, `running`, or final: `done`, `failed`, `cancelled`. */
   status: ActionStatus;
   /** Executions started so far. */
   attempts: number;
+  /** Executions allowed before the action fails. */
   maxAttempts: number;
+  /** What a final failure does to the group. */
   onFailure: FailurePolicy;
   /** Not claimable before this instant. */
   runAt: string;
+  /** When it was enqueued. */
   createdAt: string;
+  /** When its first attempt started, or null. */
   startedAt: string | null;
+  /** When it reached its final state, or null. */
   finishedAt: string | null;
   /** What the handler returned (JSON), once `done`. */
   result: unknown;
+  /** The error of the last failed attempt, or null. */
   lastError: string | null;
+  /** The key given at enqueue, or null. */
   idempotencyKey: string | null;
   /** The failed `skip` action this one retries, if any. */
   retryOf: string | null;
