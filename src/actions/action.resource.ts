@@ -48,10 +48,15 @@ export interface ActionResource {
 export interface AttemptResource {
   /** The attempt number (the fencing token). */
   attempt: number;
+  /** The worker that ran it (WORKER_ID). */
   workerId: string;
+  /** When it started (database clock). */
   startedAt: string;
+  /** When it ended (database clock). */
   finishedAt: string;
+  /** How it ended. */
   outcome: AttemptOutcome;
+  /** Its error, or null. */
   error: string | null;
 }
 
@@ -60,14 +65,17 @@ export interface AttemptResource {
  * @publicApi
  */
 export interface GroupResource {
+  /** The group key, canonical decimal string. */
   lockId: string;
   /** The action that holds the group, or null when the group is empty. */
   head: ActionResource | null;
+  /** Whether the head is running now. */
   running: boolean;
   /** Pending actions of the group, the head included. */
   pendingCount: number;
   /** True when the head failed under `block`, or no handler of this instance runs its type. */
   blocked: boolean;
+  /** Why it is blocked, in words, or null. */
   blockedReason: string | null;
 }
 
@@ -76,6 +84,7 @@ export interface GroupResource {
  * @publicApi
  */
 export interface StatsResource {
+  /** Actions stored, by status. */
   byStatus: Record<ActionStatus, number>;
   /** Age of the oldest pending action (s), or null when none is pending. */
   oldestPendingAgeSeconds: number | null;

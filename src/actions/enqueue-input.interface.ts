@@ -51,9 +51,11 @@ export interface EnqueueResult {
  * @publicApi
  */
 export interface ListActionsFilter {
+  /** Only actions in this status. */
   status?: ActionResource['status'];
-  /** Group key as a decimal string. */
+  /** Only this group (decimal string). */
   lockId?: string;
+  /** Only this action type. */
   type?: string;
   /** Page size, 1..500. Default 50. */
   limit?: number;
