@@ -5,8 +5,7 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { CLAIM_ACTIONS_SQL, claimSelectionSql } from '../src/queue/sql/claim-actions.sql';
 import { createMigratedDatabase, dropDatabase, enqueueSql, withClient, Workload } from './bench-database';
-import { checkTrace, formatTraceReport, TraceReport } from '../src/testing/trace-checker';
-import { ServiceProcess, startServiceProcess } from '../src/testing/service-process';
+import { checkTrace, formatTraceReport, ServiceProcess, startServiceProcess, TraceReport } from '../src/testing';
 
 /**
  * The benchmark: `npm run bench` (full) or `npm run bench -- --quick`.

@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { checkTrace } from '../src/testing/trace-checker';
+import { checkTrace } from '../src/testing';
 
 /** One execution attempt of an action, as recorded in `action_attempts`; times in ms since the epoch (database clock). */
 export interface TracedAttempt {

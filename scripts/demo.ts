@@ -17,7 +17,8 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { loadSettings } from '../src/config/settings';
 import { EmbeddedPostgresHandle, startEmbeddedPostgres } from '../src/database/embedded-postgres';
-import { ServiceProcess, startServiceProcess } from '../src/testing/service-process';
+import { ActionQueueClient } from '../src/client';
+import { ServiceProcess, startServiceProcess } from '../src/testing';
 import { DemoAction, interleavedBatches, lifecycleWorkload } from './demo-workload';
 import { groupByLockId, readTrace, renderTimeline, verifyTrace } from './demo-trace';
 
@@ -59,8 +60,10 @@ async function main(): Promise<number> {
       `Enqueueing ${seed.length} sample actions (groups 26 and 8) and ${expected - seed.length} lifecycle actions of ${INSTANCES} instances in ${batches.length} interleaved batches`,
     );
 
+    // Enqueued through the package's client, as a producer in another service would.
+    const queue = new ActionQueueClient({ baseUrl, apiKey: process.env.API_KEY });
     const ids: string[] = [];
-    for (const batch of [seed, ...batches]) ids.push(...(await postBatch(baseUrl, batch)));
+    for (const batch of [seed, ...batches]) ids.push(...(await queue.enqueueBatch(batch)).map((a) => a.id));
 
     const client = new Client({ connectionString: databaseUrl });
     await client.connect();
@@ -122,18 +125,6 @@ async function stopService(service: ServiceProcess): Promise<void> {
   const code = await Promise.race([service.stop(), new Promise((r) => setTimeout(() => r('timeout'), 20_000))]);
   if (code === 'timeout') service.child.kill('SIGKILL');
   if (code !== 0) console.error(`service exited with ${String(code)}:\n${service.output()}`);
-}
-
-/** POST /actions/batch; returns the ids in input order. */
-async function postBatch(baseUrl: string, actions: DemoAction[]): Promise<string[]> {
-  const res = await fetch(`${baseUrl}/actions/batch`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(process.env.API_KEY ? { authorization: `Bearer ${process.env.API_KEY}` } : {}) },
-    body: JSON.stringify({ actions }),
-  });
-  const body = (await res.json()) as { actions?: Array<{ id: string }>; message?: unknown };
-  if (res.status !== 201 || !body.actions) throw new Error(`POST /actions/batch answered ${res.status}: ${JSON.stringify(body.message ?? body)}`);
-  return body.actions.map((a) => a.id);
 }
 
 /** Polls until every id is in a terminal state, or RUN_TIMEOUT_MS passes (then the verdict reports the rest as lost). */

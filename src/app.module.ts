@@ -1,22 +1,13 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { ScheduleModule } from '@nestjs/schedule';
-import { ActionsModule } from './actions/actions.module';
+import { DataSource, EntityManager } from 'typeorm';
+import { ActionQueueModule } from './action-queue/action-queue.module';
 import { loadSettings, Settings } from './config/settings';
-import { SETTINGS } from './config/settings.token';
-import { DatabaseModule } from './database/database.module';
-import { DATABASE_URL } from './database/database-url.token';
-import { DemoHandlersModule } from './demo/demo-handlers.module';
-import { HealthModule } from './health/health.module';
+import { QUEUE_DATA_SOURCE } from './database/queue-data-source.token';
 import { LoggingModule } from './logging/logging.module';
-import { MetricsHttpModule } from './metrics/metrics-http.module';
-import { MetricsModule } from './metrics/metrics.module';
-import { QueueModule } from './queue/queue.module';
-import { RetentionModule } from './retention/retention.module';
-import { defaultWorkerId } from './queue/worker-id';
-import { WORKER_ID } from './queue/worker-id.token';
 
-/** How to build the app: the database to use, and settings (default: from process.env). */
+/** How to build the service: the database to use, and settings (default: from process.env). */
 export interface AppModuleOptions {
   databaseUrl: string;
   settings?: Settings;
@@ -24,7 +15,14 @@ export interface AppModuleOptions {
   imports?: DynamicModule['imports'];
 }
 
-/** The root module. Built by {@link AppModule.forRoot} from validated settings. */
+/**
+ * The root module of the service (the service starter's): the queue module
+ * with every setting from the environment and all its routes (the action
+ * routes unless API_ENABLED=false; health and metrics always), plus what a
+ * whole service owns: structured logging, configuration, the scheduler, and
+ * the queue's DataSource as the app's (TypeORM's `DataSource` and
+ * `EntityManager` tokens), as when the service opened it through TypeOrmModule.
+ */
 @Module({})
 export class AppModule {
   static forRoot(options: AppModuleOptions): DynamicModule {
@@ -36,22 +34,19 @@ export class AppModule {
         ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, load: [() => ({ settings })] }),
         LoggingModule.forRoot(settings),
         ScheduleModule.forRoot(),
-        MetricsModule,
-        DatabaseModule.forRoot(options.databaseUrl),
-        QueueModule,
-        ActionsModule.register({ withRoutes: settings.API_ENABLED }),
-        HealthModule,
-        MetricsHttpModule,
-        RetentionModule,
-        ...(settings.DEMO_HANDLERS ? [DemoHandlersModule] : []),
+        ActionQueueModule.forRoot({
+          database: { url: options.databaseUrl },
+          settings,
+          routes: { actions: settings.API_ENABLED, health: true, metrics: true },
+          runMigrations: true,
+        }),
         ...(options.imports ?? []),
       ],
       providers: [
-        { provide: SETTINGS, useValue: settings },
-        { provide: DATABASE_URL, useValue: options.databaseUrl },
-        { provide: WORKER_ID, useValue: settings.WORKER_ID ?? defaultWorkerId() },
+        { provide: DataSource, useExisting: QUEUE_DATA_SOURCE },
+        { provide: EntityManager, inject: [QUEUE_DATA_SOURCE], useFactory: (dataSource: DataSource) => dataSource.manager },
       ],
-      exports: [SETTINGS, DATABASE_URL, WORKER_ID],
+      exports: [DataSource, EntityManager],
     };
   }
 }

@@ -5,16 +5,22 @@
  * (src/database/sql/001-tables.up.sql).
  */
 
-/** Lifecycle of an action. `done`, `cancelled` and `failed` are final states. */
-export const ACTION_STATUSES = ['pending', 'running', 'done', 'failed', 'cancelled'] as const;
-export type ActionStatus = (typeof ACTION_STATUSES)[number];
+/**
+ * Lifecycle of an action. `done`, `cancelled` and `failed` are final states.
+ * @publicApi
+ */
+export type ActionStatus = 'pending' | 'running' | 'done' | 'failed' | 'cancelled';
+/** Every {@link ActionStatus}, in lifecycle order. */
+export const ACTION_STATUSES = ['pending', 'running', 'done', 'failed', 'cancelled'] as const satisfies readonly ActionStatus[];
 
 /**
  * What a final failure does to the group: `block` keeps later actions waiting
  * until an operator retries or cancels; `skip` lets the group move on.
+ * @publicApi
  */
-export const FAILURE_POLICIES = ['block', 'skip'] as const;
-export type FailurePolicy = (typeof FAILURE_POLICIES)[number];
+export type FailurePolicy = 'block' | 'skip';
+/** Every {@link FailurePolicy}. */
+export const FAILURE_POLICIES = ['block', 'skip'] as const satisfies readonly FailurePolicy[];
 
 /**
  * Outcome of one execution attempt, as recorded in the trace: `done`;
@@ -22,9 +28,11 @@ export type FailurePolicy = (typeof FAILURE_POLICIES)[number];
  * (its `timeoutMs` passed); `cancelled` (cancellation requested while it ran);
  * `lease_expired` (its instance was lost: the reaper ended it); `released`
  * (handed back uncharged: shutdown, or its instance had to stop).
+ * @publicApi
  */
-export const ATTEMPT_OUTCOMES = ['done', 'error', 'timeout', 'cancelled', 'lease_expired', 'released'] as const;
-export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
+export type AttemptOutcome = 'done' | 'error' | 'timeout' | 'cancelled' | 'lease_expired' | 'released';
+/** Every {@link AttemptOutcome}. */
+export const ATTEMPT_OUTCOMES = ['done', 'error', 'timeout', 'cancelled', 'lease_expired', 'released'] as const satisfies readonly AttemptOutcome[];
 
 /** An action type: letters, digits, `.`, `_`, `-`, `:`; 1..200 characters, starting with a letter or digit. */
 export const ACTION_TYPE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/;

@@ -1,24 +1,43 @@
-import type { FailurePolicy } from '../vocabulary';
-import type { AttemptOutcome } from '../vocabulary';
+import type { ActionStatus, AttemptOutcome, FailurePolicy } from '../vocabulary';
 import { ActionRow } from './sql/action-columns.sql';
 
-/** The action resource of the REST API (see CONTRACT.md). 64-bit ids are decimal strings. */
+/**
+ * An action as the REST API returns it (CONTRACT.md, "Action resource").
+ * 64-bit ids are decimal strings; times are ISO 8601 strings in UTC.
+ * @publicApi
+ */
 export interface ActionResource {
+  /** The action id. */
   id: string;
+  /** The group, or null: belongs to no group. */
   lockId: string | null;
+  /** The action type (the handler that runs it). */
   type: string;
+  /** The JSON object handed to the handler. */
   payload: Record<string, unknown>;
-  status: ActionRow['status'];
+  /** `pending`, `running`, or final: `done`, `failed`, `cancelled`. */
+  status: ActionStatus;
+  /** Executions started so far. */
   attempts: number;
+  /** Executions allowed before the action fails. */
   maxAttempts: number;
+  /** What a final failure does to the group. */
   onFailure: FailurePolicy;
+  /** Not claimable before this instant. */
   runAt: string;
+  /** When it was enqueued. */
   createdAt: string;
+  /** When its first attempt started, or null. */
   startedAt: string | null;
+  /** When it reached its final state, or null. */
   finishedAt: string | null;
+  /** What the handler returned (JSON), once `done`. */
   result: unknown;
+  /** The error of the last failed attempt, or null. */
   lastError: string | null;
+  /** The key given at enqueue, or null. */
   idempotencyKey: string | null;
+  /** The failed `skip` action this one retries, if any. */
   retryOf: string | null;
   /** Attempts counted toward maxAttempts (releases and unproven lost leases are not). */
   chargedAttempts: number;
@@ -28,32 +47,56 @@ export interface ActionResource {
   quarantined: boolean;
 }
 
-/** One trace entry: an ended execution attempt. */
+/**
+ * One trace entry: an ended execution attempt.
+ * @publicApi
+ */
 export interface AttemptResource {
+  /** The attempt number (the fencing token). */
   attempt: number;
+  /** The worker that ran it (WORKER_ID). */
   workerId: string;
+  /** When it started (database clock). */
   startedAt: string;
+  /** When it ended (database clock). */
   finishedAt: string;
+  /** How it ended. */
   outcome: AttemptOutcome;
+  /** Its error, or null. */
   error: string | null;
   /** The stack of the thrown Error (bounded), or null. */
   errorStack: string | null;
 }
 
-/** `GET /groups/:lockId`. */
+/**
+ * A group's state, as `GET /groups/:lockId`.
+ * @publicApi
+ */
 export interface GroupResource {
+  /** The group key, canonical decimal string. */
   lockId: string;
+  /** The action that holds the group, or null when the group is empty. */
   head: ActionResource | null;
+  /** Whether the head is running now. */
   running: boolean;
+  /** Pending actions of the group, the head included. */
   pendingCount: number;
+  /** True when the head failed under `block`, or no handler of this instance runs its type. */
   blocked: boolean;
+  /** Why it is blocked, in words, or null. */
   blockedReason: string | null;
 }
 
-/** `GET /stats`. */
+/**
+ * Queue-wide counts, as `GET /stats`.
+ * @publicApi
+ */
 export interface StatsResource {
-  byStatus: Record<ActionRow['status'], number>;
+  /** Actions stored, by status. */
+  byStatus: Record<ActionStatus, number>;
+  /** Age of the oldest pending action (s), or null when none is pending. */
   oldestPendingAgeSeconds: number | null;
+  /** Groups held by a failed action under `block`. */
   blockedGroups: number;
 }
 

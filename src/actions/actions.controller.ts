@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, HttpStatus, Param, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, HttpStatus, Param, Post, Query, Res, UseInterceptors, UsePipes } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiBody,
@@ -12,6 +12,9 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Response } from 'express';
+import { DatabaseUnavailableInterceptor } from '../http/database-unavailable.interceptor';
+import { JsonBodyInterceptor } from '../http/json-body.interceptor';
+import { QueueValidationPipe } from '../http/validation.pipe';
 import { ActionIdPipe } from './action-id.pipe';
 import { ActionResource, AttemptResource } from './action.resource';
 import { ActionsService } from './actions.service';
@@ -23,6 +26,8 @@ import { ListActionsQuery } from './dto/list-actions.query';
 /** REST routes of actions; each turns HTTP into one ActionsService call. */
 @ApiTags('actions')
 @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'A field is invalid; `message` names it' })
+@UsePipes(QueueValidationPipe)
+@UseInterceptors(JsonBodyInterceptor, DatabaseUnavailableInterceptor)
 @Controller('actions')
 export class ActionsController {
   constructor(private readonly actions: ActionsService) {}

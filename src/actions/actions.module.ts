@@ -1,20 +1,12 @@
-import { DynamicModule, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { ActionHandlersModule } from '../handlers/action-handlers.module';
-import { ActionsController } from './actions.controller';
+import { ActionQueue } from './action-queue.contract';
 import { ActionsService } from './actions.service';
-import { GroupsController } from './groups.controller';
-import { StatsController } from './stats.controller';
 
-/** Actions: the enqueue service (exported for in-process producers) and, unless API_ENABLED=false, the REST routes. */
-@Module({})
-export class ActionsModule {
-  static register(options: { withRoutes: boolean }): DynamicModule {
-    return {
-      module: ActionsModule,
-      imports: [ActionHandlersModule],
-      controllers: options.withRoutes ? [ActionsController, GroupsController, StatsController] : [],
-      providers: [ActionsService],
-      exports: [ActionsService],
-    };
-  }
-}
+/** The enqueue service: ActionQueue (its public face, for apps) and ActionsService (for the routes and tests). */
+@Module({
+  imports: [ActionHandlersModule],
+  providers: [ActionsService, { provide: ActionQueue, useExisting: ActionsService }],
+  exports: [ActionsService, ActionQueue],
+})
+export class ActionsModule {}

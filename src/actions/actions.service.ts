@@ -1,15 +1,16 @@
 import { BadRequestException, ConflictException, Inject, Injectable, NotFoundException, ServiceUnavailableException } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.token';
+import { QUEUE_DATA_SOURCE } from '../database/queue-data-source.token';
 import { ActionHandlersRegistry } from '../handlers/action-handlers.registry';
 import { EnqueueMetrics } from '../metrics/enqueue-metrics';
 import { ActionResource, AttemptResource, GroupResource, StatsResource, toActionResource, toAttemptResource } from './action.resource';
-import { CreateActionDto } from './dto/create-action.dto';
 import { jsonBodyProblem } from '../http/json-body-guard.middleware';
 import { lockIdProblem } from './dto/lock-id.validator';
 import { runAtProblem } from './dto/run-at.validator';
-import { ListActionsQuery } from './dto/list-actions.query';
+import { ActionQueue } from './action-queue.contract';
+import { EnqueueInput, EnqueueResult, EnqueueTransaction, ListActionsFilter } from './enqueue-input.interface';
 import { ActionRow } from './sql/action-columns.sql';
 import { INSERT_ACTIONS_SQL, SELECT_BY_IDEMPOTENCY_KEYS_SQL } from './sql/enqueue-actions.sql';
 import {
@@ -25,18 +26,11 @@ import {
   STATS_SQL,
 } from './sql/manage-actions.sql';
 
-/**
- * What to enqueue; the same fields as the REST body. `lockId` as a decimal
- * string or safe integer; `runAt` as a `Date` or an ISO 8601 string with `Z` or
- * a UTC offset (a string without one is refused: it would mean a different
- * instant on servers in different time zones).
- */
-export type EnqueueInput = Omit<CreateActionDto, 'lockId' | 'runAt'> & { lockId?: string | number | null; runAt?: string | Date | null };
-
-/** An enqueued action and whether it was created now (false: an idempotency key matched). */
-export interface EnqueueResult {
-  action: ActionResource;
-  created: boolean;
+/** The EntityManager of a transaction given as an EntityManager or a QueryRunner. */
+function managerOf(transaction: EnqueueTransaction | undefined): EntityManager | undefined {
+  // Told apart by shape, not instanceof: the app may load its own copy of typeorm.
+  const isQueryRunner = (t: EnqueueTransaction): t is QueryRunner => typeof (t as QueryRunner).startTransaction === 'function';
+  return transaction !== undefined && isQueryRunner(transaction) ? transaction.manager : transaction;
 }
 
 /**
@@ -92,45 +86,27 @@ async function retryOnConflict<T>(tx: () => Promise<T>): Promise<T> {
 }
 
 /**
- * Enqueues, reads and manages actions. Injectable into any module, so
- * in-process code can enqueue too, optionally inside its own TypeORM
- * transaction (pass its EntityManager) to make the enqueue atomic with its
- * business writes: the action becomes visible when that transaction commits.
+ * The {@link ActionQueue} on PostgreSQL: enqueues with the insert statement
+ * of enqueue-actions.sql.ts (groups locked in lock_id order), reads and
+ * manages actions with manage-actions.sql.ts. Injected by this class inside
+ * the queue; apps inject ActionQueue, its public face.
  */
 @Injectable()
-export class ActionsService {
+export class ActionsService implements ActionQueue {
   constructor(
-    private readonly dataSource: DataSource,
+    @Inject(QUEUE_DATA_SOURCE) private readonly dataSource: DataSource,
     private readonly registry: ActionHandlersRegistry,
     @Inject(SETTINGS) private readonly settings: Settings,
     private readonly enqueueMetrics: EnqueueMetrics,
   ) {}
 
-  /**
-   * Enqueues one action.
-   * @param input the action; `type` must have a registered handler.
-   * @param manager run inside this transaction instead of a new one.
-   * @returns the action, and `created: false` if its idempotency key was already used
-   *   (keys are remembered at least IDEMPOTENCY_WINDOW_DAYS after the first enqueue).
-   * @throws BadRequestException naming the field (e.g. a `runAt` string without `Z` or
-   *   an offset, a NUL character in a payload string); ConflictException when the key
-   *   was used for another action.
-   */
-  async enqueue(input: EnqueueInput, manager?: EntityManager): Promise<EnqueueResult> {
-    const [result] = await this.insert([input], manager, () => '');
+  async enqueue(input: EnqueueInput, transaction?: EnqueueTransaction): Promise<EnqueueResult> {
+    const [result] = await this.insert([input], managerOf(transaction), () => '');
     return result;
   }
 
-  /**
-   * Enqueues many actions, all or nothing. Within a group, input order is
-   * processing order.
-   * @param inputs 1..n actions.
-   * @param manager run inside this transaction instead of a new one.
-   * @returns one result per input, in input order.
-   * @throws BadRequestException naming the field (`actions.3.type`) when any item is invalid; nothing is written.
-   */
-  enqueueBatch(inputs: EnqueueInput[], manager?: EntityManager): Promise<EnqueueResult[]> {
-    return this.insert(inputs, manager, (i) => `actions.${i}.`);
+  enqueueBatch(inputs: EnqueueInput[], transaction?: EnqueueTransaction): Promise<EnqueueResult[]> {
+    return this.insert(inputs, managerOf(transaction), (i) => `actions.${i}.`);
   }
 
   private async insert(inputs: EnqueueInput[], manager: EntityManager | undefined, prefix: (i: number) => string): Promise<EnqueueResult[]> {
@@ -190,10 +166,6 @@ export class ActionsService {
     return results;
   }
 
-  /**
-   * One action with its trace.
-   * @throws NotFoundException.
-   */
   async get(id: string): Promise<ActionResource & { trace: AttemptResource[] }> {
     const [row]: ActionRow[] = await this.dataSource.query(SELECT_ACTION_SQL, [id]);
     if (!row) throw new NotFoundException(`action ${id} not found`);
@@ -201,34 +173,19 @@ export class ActionsService {
     return { ...toActionResource(row), trace: trace.map(toAttemptResource) };
   }
 
-  /** A page of actions in id order; `nextCursor` is null on the last page. */
-  async list(query: ListActionsQuery): Promise<{ items: ActionResource[]; nextCursor: string | null }> {
+  async list(query: ListActionsFilter): Promise<{ items: ActionResource[]; nextCursor: string | null }> {
     const limit = query.limit ?? 50;
     const sql = query.lockId === undefined ? LIST_ACTIONS_SQL : LIST_GROUP_ACTIONS_SQL;
     const rows: ActionRow[] = await this.dataSource.query(sql, [query.status ?? null, query.lockId ?? null, query.type ?? null, query.after ?? '0', limit]);
     return { items: rows.map(toActionResource), nextCursor: rows.length === limit ? rows[rows.length - 1].id : null };
   }
 
-  /**
-   * Cancels an action: a pending or failed one at once (a cancelled head
-   * releases its group); for a running one the request is recorded and the
-   * action is returned still `running` with `cancelRequestedAt` set: its holder
-   * aborts the handler, and it ends `cancelled` once the handler has stopped
-   * or its lease has expired.
-   * @throws NotFoundException; ConflictException when done or cancelled already.
-   */
   async cancel(id: string): Promise<ActionResource> {
     const [row] = updatedRows<ActionRow>(await this.dataSource.query(CANCEL_ACTION_SQL, [id]));
     if (row) return toActionResource(row);
     throw await this.stateConflict(id, 'cancel', 'pending, running or failed');
   }
 
-  /**
-   * Retries a failed action: under `block` in place (pending again, still the
-   * head, with a fresh budget of maxAttempts); under `skip` as a new action at
-   * the group's tail, linked by `retryOf` (once per failed action).
-   * @throws NotFoundException; ConflictException when not failed or already retried.
-   */
   async retry(id: string): Promise<ActionResource> {
     const [inPlace] = updatedRows<ActionRow>(await this.dataSource.query(RETRY_IN_PLACE_SQL, [id]));
     if (inPlace) {
@@ -261,11 +218,6 @@ export class ActionsService {
     });
   }
 
-  /**
-   * A group's state: its head, whether it runs, how many wait, and whether
-   * (and why) it is blocked.
-   * @throws BadRequestException for a malformed lock id.
-   */
   async group(lockId: string): Promise<GroupResource> {
     const problem = lockIdProblem(lockId);
     if (problem) throw new BadRequestException([`lockId ${problem}`]);
@@ -291,7 +243,6 @@ export class ActionsService {
     };
   }
 
-  /** Counts by status, oldest pending age (s), blocked groups. */
   async stats(): Promise<StatsResource> {
     const [row] = await this.dataSource.query(STATS_SQL);
     const byStatus = { pending: 0, running: 0, done: 0, failed: 0, cancelled: 0, ...row.by_status };

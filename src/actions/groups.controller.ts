@@ -1,11 +1,16 @@
-import { Controller, Get, Param } from '@nestjs/common';
+import { Controller, Get, Param, UseInterceptors, UsePipes } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { DatabaseUnavailableInterceptor } from '../http/database-unavailable.interceptor';
+import { JsonBodyInterceptor } from '../http/json-body.interceptor';
+import { QueueValidationPipe } from '../http/validation.pipe';
 import { GroupResource } from './action.resource';
 import { ActionsService } from './actions.service';
 import { ErrorResponseDto, GroupResponseDto } from './dto/action-responses.dto';
 
 /** `GET /groups/:lockId`: a group's head and whether it is blocked. */
 @ApiTags('groups')
+@UsePipes(QueueValidationPipe)
+@UseInterceptors(JsonBodyInterceptor, DatabaseUnavailableInterceptor)
 @Controller('groups')
 export class GroupsController {
   constructor(private readonly actions: ActionsService) {}

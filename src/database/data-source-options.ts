@@ -9,6 +9,9 @@ export const ENTITIES = [Action, ActionAttempt, ActionGroup];
 
 export { MIGRATIONS };
 
+/** Table recording the queue's applied migrations (apart from an app's own `migrations` table). */
+export const MIGRATIONS_TABLE = 'typeorm_migrations';
+
 /**
  * TypeORM options shared by the app and the migration CLI (`ormconfig.ts`).
  * `synchronize` is off for good: the schema changes only through migrations.
@@ -22,7 +25,7 @@ export function buildDataSourceOptions(url: string, poolSize = 10): DataSourceOp
     url,
     entities: ENTITIES,
     migrations: MIGRATIONS,
-    migrationsTableName: 'typeorm_migrations',
+    migrationsTableName: MIGRATIONS_TABLE,
     migrationsTransactionMode: 'each',
     synchronize: false,
     migrationsRun: false,

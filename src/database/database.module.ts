@@ -1,27 +1,34 @@
-import { DynamicModule, Global, Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
+import { Global, Module } from '@nestjs/common';
+import { ACTION_QUEUE_OPTIONS } from '../action-queue/action-queue.constants';
+import type { ActionQueueModuleOptions } from '../action-queue/action-queue-options.interface';
 import { Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.token';
-import { buildDataSourceOptions } from './data-source-options';
+import { DATABASE_URL } from './database-url.token';
 import { MigrationsService } from './migrations.service';
 import { PG_POOL, pgPoolProvider } from './pg-pool.provider';
+import { openQueueDatabase, QUEUE_DATABASE, QueueDatabase } from './queue-database';
+import { QueueDatabaseCloser } from './queue-database.closer';
+import { QUEUE_DATA_SOURCE } from './queue-data-source.token';
 
-/** TypeORM DataSource, the raw pg pool, and migrations on start-up. */
+/**
+ * The queue's database, from the `database` module option: the DataSource
+ * (QUEUE_DATA_SOURCE), its raw pg pool (PG_POOL), the URL for dedicated
+ * connections (DATABASE_URL), and migrations on start-up.
+ */
 @Global()
-@Module({})
-export class DatabaseModule {
-  /** @param databaseUrl the server to use (DATABASE_URL, or the embedded server's URL). */
-  static forRoot(databaseUrl: string): DynamicModule {
-    return {
-      module: DatabaseModule,
-      imports: [
-        TypeOrmModule.forRootAsync({
-          inject: [SETTINGS],
-          useFactory: (settings: Settings) => buildDataSourceOptions(databaseUrl, settings.DB_POOL_SIZE),
-        }),
-      ],
-      providers: [pgPoolProvider, MigrationsService],
-      exports: [PG_POOL, MigrationsService],
-    };
-  }
-}
+@Module({
+  providers: [
+    {
+      provide: QUEUE_DATABASE,
+      inject: [ACTION_QUEUE_OPTIONS, SETTINGS],
+      useFactory: (options: ActionQueueModuleOptions, settings: Settings) => openQueueDatabase(options.database, settings.DB_POOL_SIZE),
+    },
+    { provide: QUEUE_DATA_SOURCE, inject: [QUEUE_DATABASE], useFactory: (database: QueueDatabase) => database.dataSource },
+    { provide: DATABASE_URL, inject: [QUEUE_DATABASE], useFactory: (database: QueueDatabase) => database.url },
+    pgPoolProvider,
+    MigrationsService,
+    QueueDatabaseCloser,
+  ],
+  exports: [QUEUE_DATA_SOURCE, DATABASE_URL, PG_POOL, MigrationsService],
+})
+export class DatabaseModule {}

@@ -1,25 +1,60 @@
-import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { ACTION_QUEUE_OPTIONS } from '../action-queue/action-queue.constants';
+import type { ActionQueueModuleOptions } from '../action-queue/action-queue-options.interface';
+import { MIGRATIONS, MIGRATIONS_TABLE } from './data-source-options';
+import { QUEUE_DATABASE, QueueDatabase } from './queue-database';
 
 /** Advisory lock key that serialises migrations across instances starting together. */
 const MIGRATION_LOCK_KEY = 7_461_625_001;
 
+/** Names of the queue's migrations, in order (TypeORM's `<Name><timestamp>`). */
+const MIGRATION_NAMES = MIGRATIONS.map((migration) => migration.name);
+
 /**
- * Applies pending migrations at start-up, before any worker or route runs.
+ * Applies pending migrations at start-up, before any worker or route runs
+ * (`runMigrations`, default true), or checks that they are applied.
  * Instances that start at the same moment wait for each other on a session
- * advisory lock instead of racing on the DDL.
+ * advisory lock instead of racing on the DDL. On the app's own DataSource the
+ * migrations run through a short-lived DataSource with the same connection
+ * options, so the app's own migration list and table are never touched.
  */
 @Injectable()
 export class MigrationsService implements OnModuleInit {
   private readonly logger = new Logger(MigrationsService.name);
-  constructor(private readonly dataSource: DataSource) {}
+
+  constructor(
+    @Inject(QUEUE_DATABASE) private readonly database: QueueDatabase,
+    @Inject(ACTION_QUEUE_OPTIONS) private readonly options: ActionQueueModuleOptions,
+  ) {}
 
   async onModuleInit(): Promise<void> {
-    const lockRunner = this.dataSource.createQueryRunner();
+    if (this.options.runMigrations === false) {
+      const pending = await this.pending();
+      if (pending.length > 0) {
+        throw new Error(`The action queue's migrations ${pending.join(', ')} are not applied; start once with runMigrations: true`);
+      }
+      return;
+    }
+    const dataSource = this.database.owned ? this.database.dataSource : await migrationDataSource(this.database.dataSource);
+    try {
+      await this.migrate(dataSource);
+    } finally {
+      if (dataSource !== this.database.dataSource) await dataSource.destroy();
+    }
+  }
+
+  /** Whether every known migration is applied (for readiness). */
+  async allApplied(): Promise<boolean> {
+    return (await this.pending()).length === 0;
+  }
+
+  private async migrate(dataSource: DataSource): Promise<void> {
+    const lockRunner = dataSource.createQueryRunner();
     await lockRunner.connect();
     try {
       await lockRunner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
-      const applied = await this.dataSource.runMigrations({ transaction: 'each' });
+      const applied = await dataSource.runMigrations({ transaction: 'each' });
       if (applied.length > 0) this.logger.log(`Applied migrations: ${applied.map((m) => m.name).join(', ')}`);
     } finally {
       await lockRunner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
@@ -27,8 +62,30 @@ export class MigrationsService implements OnModuleInit {
     }
   }
 
-  /** Whether every known migration is applied (for readiness). */
-  async allApplied(): Promise<boolean> {
-    return !(await this.dataSource.showMigrations());
+  /** Names of the migrations not recorded as applied. */
+  private async pending(): Promise<string[]> {
+    const [{ exists }]: { exists: boolean }[] = await this.database.dataSource.query('SELECT to_regclass($1) IS NOT NULL AS exists', [MIGRATIONS_TABLE]);
+    const rows: { name: string }[] = exists ? await this.database.dataSource.query(`SELECT name FROM ${MIGRATIONS_TABLE}`) : [];
+    const applied = new Set(rows.map((r) => r.name));
+    return MIGRATION_NAMES.filter((name) => !applied.has(name));
   }
+}
+
+/** A DataSource on the same database as `app`'s, holding only the queue's migrations (closed by the caller). */
+async function migrationDataSource(app: DataSource): Promise<DataSource> {
+  const dataSource = new DataSource({
+    ...app.options,
+    name: 'action-queue-migrations',
+    entities: [],
+    subscribers: [],
+    migrations: MIGRATIONS,
+    migrationsTableName: MIGRATIONS_TABLE,
+    migrationsTransactionMode: 'each',
+    migrationsRun: false,
+    synchronize: false,
+    dropSchema: false,
+    logging: false,
+    poolSize: 2,
+  } as typeof app.options);
+  return dataSource.initialize();
 }

@@ -1,8 +1,8 @@
 import { Provider } from '@nestjs/common';
-import { getDataSourceToken } from '@nestjs/typeorm';
 import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
+import { QUEUE_DATA_SOURCE } from './queue-data-source.token';
 
 /** DI token of the node-postgres pool behind TypeORM's DataSource (one pool per instance). */
 export const PG_POOL = Symbol('actions:pg-pool');
@@ -14,6 +14,6 @@ export const PG_POOL = Symbol('actions:pg-pool');
  */
 export const pgPoolProvider: Provider = {
   provide: PG_POOL,
-  inject: [getDataSourceToken()],
+  inject: [QUEUE_DATA_SOURCE],
   useFactory: (dataSource: DataSource): Pool => (dataSource.driver as PostgresDriver).master as Pool,
 };

@@ -6,15 +6,23 @@ import { LoggerService } from '@nestjs/common';
  * @publicApi
  */
 export interface QueuedAction {
+  /** The action id (a 64-bit integer as a decimal string). */
   id: string;
+  /** Its group (decimal string), or null: it belongs to no group. */
   lockId: string | null;
+  /** The action type this handler was registered for. */
   type: string;
+  /** The JSON object given at enqueue. */
   payload: Record<string, unknown>;
   /** This attempt's number, 1-based; also the fencing token. */
   attempt: number;
+  /** Attempts allowed in all; after the last one fails, the action is `failed`. */
   maxAttempts: number;
+  /** What a final failure does to the group: `block` holds it, `skip` lets it move on. */
   onFailure: FailurePolicy;
+  /** The key given at enqueue, or null. */
   idempotencyKey: string | null;
+  /** When the action was enqueued. */
   createdAt: Date;
 }
 

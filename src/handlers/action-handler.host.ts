@@ -10,5 +10,12 @@ import { ActionContext, QueuedAction } from './action-context.interface';
  * @publicApi
  */
 export abstract class ActionHandlerHost<TResult = unknown> {
+  /**
+   * Runs one attempt of `action`.
+   * @param action the claimed action (ids as strings; `attempt` is 1-based).
+   * @param ctx the abort signal, the fencing token, the worker id and a logger.
+   * @returns the action's `result` (JSON-serialisable, or undefined).
+   * @throws anything to retry with backoff while attempts remain; PermanentFailureError to fail at once.
+   */
   abstract handle(action: QueuedAction, ctx: ActionContext): Promise<TResult>;
 }

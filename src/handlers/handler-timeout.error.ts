@@ -1,6 +1,15 @@
-/** The reason an attempt's signal aborts when the handler's `timeoutMs` passes. */
+/**
+ * The reason an attempt's signal aborts when the handler's `timeoutMs` passes
+ * (`ctx.signal.reason`); the attempt ends as a `timeout` and is retried while
+ * attempts remain.
+ * @publicApi
+ */
 export class HandlerTimeoutError extends Error {
-  constructor(readonly timeoutMs: number) {
+  /** @param timeoutMs the handler's `timeoutMs` that passed (ms). */
+  constructor(
+    /** The handler's `timeoutMs` that passed (ms). */
+    readonly timeoutMs: number,
+  ) {
     super(`handler timed out after ${timeoutMs} ms`);
     this.name = 'HandlerTimeoutError';
   }

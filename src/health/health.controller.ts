@@ -1,6 +1,8 @@
-import { Controller, Get } from '@nestjs/common';
+import { Controller, Get, Inject } from '@nestjs/common';
 import { ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
+import { DataSource } from 'typeorm';
+import { QUEUE_DATA_SOURCE } from '../database/queue-data-source.token';
 import { MigrationsHealthIndicator } from './migrations.health';
 import { WorkerHealthIndicator } from './worker.health';
 
@@ -21,7 +23,12 @@ export class HealthController {
     private readonly db: TypeOrmHealthIndicator,
     private readonly worker: WorkerHealthIndicator,
     private readonly migrations: MigrationsHealthIndicator,
+    @Inject(QUEUE_DATA_SOURCE) private readonly dataSource: DataSource,
   ) {}
+
+  private ping() {
+    return this.db.pingCheck('database', { connection: this.dataSource, timeout: PING_TIMEOUT_MS });
+  }
 
   /** Liveness: the database answers a ping within 2 s and the worker loop ticked recently. */
   @Get()
@@ -29,7 +36,7 @@ export class HealthController {
   @ApiOperation({ summary: 'Liveness: database ping and worker loop' })
   @ApiServiceUnavailableResponse({ description: 'The database or the worker loop is down; the body names it' })
   live() {
-    return this.health.check([() => this.db.pingCheck('database', { timeout: PING_TIMEOUT_MS }), () => this.worker.isAlive('worker')]);
+    return this.health.check([() => this.ping(), () => this.worker.isAlive('worker')]);
   }
 
   /** Readiness: the database answers and every migration is applied. */
@@ -38,6 +45,6 @@ export class HealthController {
   @ApiOperation({ summary: 'Readiness: database ping and migrations applied' })
   @ApiServiceUnavailableResponse({ description: 'Not ready; the body names the failing part' })
   ready() {
-    return this.health.check([() => this.db.pingCheck('database', { timeout: PING_TIMEOUT_MS }), () => this.migrations.isApplied('migrations')]);
+    return this.health.check([() => this.ping(), () => this.migrations.isApplied('migrations')]);
   }
 }

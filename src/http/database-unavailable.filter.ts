@@ -8,6 +8,9 @@ const UNAVAILABLE_NODE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT
 const UNAVAILABLE_MESSAGES =
   /Connection terminated|timeout exceeded when trying to connect|connection error and is not queryable|Connection ended|terminating connection/i;
 
+/** The message of the 503 answered when the database is unreachable. */
+export const DATABASE_UNAVAILABLE_MESSAGE = 'database unavailable; nothing was written, retry later';
+
 /** Whether `error` (a pg error, possibly wrapped by TypeORM) says the database cannot be reached. */
 export function isDatabaseUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
@@ -20,7 +23,8 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 /**
  * Answers 503 (with Nest's error body) when a route fails because PostgreSQL
  * is unreachable or restarting: the client should retry, nothing was written.
- * Every other error goes to Nest's default handling.
+ * Every other error goes to Nest's default handling. Installed globally by
+ * the service starter; the queue's own routes carry DatabaseUnavailableInterceptor.
  */
 @Catch()
 export class DatabaseUnavailableFilter extends BaseExceptionFilter {
@@ -29,7 +33,7 @@ export class DatabaseUnavailableFilter extends BaseExceptionFilter {
       const res = host.switchToHttp().getResponse<Response>();
       res.status(HttpStatus.SERVICE_UNAVAILABLE).json({
         statusCode: HttpStatus.SERVICE_UNAVAILABLE,
-        message: 'database unavailable; nothing was written, retry later',
+        message: DATABASE_UNAVAILABLE_MESSAGE,
         error: 'Service Unavailable',
       });
       return;

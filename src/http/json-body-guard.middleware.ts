@@ -3,6 +3,9 @@ import type { NextFunction, Request, Response } from 'express';
 /** Deepest nesting accepted in a JSON body (a payload of depth ~60 inside a batch item). */
 export const MAX_JSON_DEPTH = 64;
 
+/** Marks a checked request, so a second check on its route (route-scoped after a global one) does not walk the body again. */
+const GUARDED = Symbol('actions:json-body-guarded');
+
 /** Keys that would reach an object's prototype machinery rather than a DTO field. */
 const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
@@ -36,26 +39,47 @@ export function jsonBodyProblem(body: unknown): string | null {
   return null;
 }
 
+/** Why a request's body is refused (415 or 400, with the message to answer), or null when it passes. */
+export interface JsonBodyRejection {
+  status: 400 | 415;
+  message: string;
+}
+
 /**
- * Express middleware, after the JSON body parser and before Nest's pipes:
+ * Checks a request after the JSON body parser and before Nest's pipes:
  * - a request that carries a body must say `Content-Type: application/json` (else 415);
  * - the parsed body must have no non-finite number (1e400 parses to Infinity and
  *   would be stored as null), no unpaired UTF-16 surrogate and no NUL character
  *   (PostgreSQL rejects both), nesting no deeper than {@link MAX_JSON_DEPTH} (class-transformer
  *   would overflow the stack), and no `__proto__`/`constructor` field (else 400).
- * Answers with Nest's error body; the message names the field.
+ * A request is checked once, however many times this is called for it.
+ */
+export function jsonBodyRejection(req: Request): JsonBodyRejection | null {
+  const marked = req as Request & { [GUARDED]?: true };
+  if (marked[GUARDED]) return null;
+  marked[GUARDED] = true;
+  const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+  if (!hasBody) return null;
+  if (!req.is('application/json')) return { status: 415, message: 'Content-Type must be application/json' };
+  const problem = jsonBodyProblem(req.body);
+  return problem ? { status: 400, message: problem } : null;
+}
+
+/**
+ * Express middleware applying {@link jsonBodyRejection} to every route (the
+ * service starter installs it after the body parser); answers with Nest's
+ * error body, the message naming the field. The queue's own routes also
+ * carry the check (JsonBodyInterceptor), for apps embedding the module.
  */
 export function jsonBodyGuard() {
   return (req: Request, res: Response, next: NextFunction): void => {
-    const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
-    if (!hasBody) return next();
-    if (!req.is('application/json')) {
-      res.status(415).json({ statusCode: 415, message: 'Content-Type must be application/json', error: 'Unsupported Media Type' });
+    const rejection = jsonBodyRejection(req);
+    if (rejection?.status === 415) {
+      res.status(415).json({ statusCode: 415, message: rejection.message, error: 'Unsupported Media Type' });
       return;
     }
-    const problem = jsonBodyProblem(req.body);
-    if (problem) {
-      res.status(400).json({ statusCode: 400, message: [problem], error: 'Bad Request' });
+    if (rejection) {
+      res.status(400).json({ statusCode: 400, message: [rejection.message], error: 'Bad Request' });
       return;
     }
     next();

@@ -1,5 +1,4 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { SchedulerRegistry } from '@nestjs/schedule';
 import type { Pool } from 'pg';
 import { Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.token';
@@ -11,8 +10,6 @@ import { DELETE_EXPIRED_ACTIONS_SQL } from './sql/delete-expired-actions.sql';
 export const RETENTION_BATCH_SIZE = 1_000;
 /** Empty groups removed per transaction: each is locked until its commit, so few. */
 export const GROUP_PURGE_BATCH_SIZE = 100;
-/** Name of the interval in the SchedulerRegistry. */
-const RETENTION_INTERVAL_NAME = 'actions-retention';
 
 /**
  * Deletes finished actions (done, cancelled, failed under `skip`) and their
@@ -28,23 +25,24 @@ export class RetentionService implements OnApplicationBootstrap, BeforeApplicati
   private readonly logger = new Logger(RetentionService.name);
   private running: Promise<number> | null = null;
   private stopping = false;
+  // A plain timer, not @nestjs/schedule: an app embedding the queue keeps its own scheduler to itself.
+  private timer: NodeJS.Timeout | undefined;
 
   constructor(
     @Inject(PG_POOL) private readonly pool: Pool,
     @Inject(SETTINGS) private readonly settings: Settings,
-    private readonly scheduler: SchedulerRegistry,
   ) {}
 
   onApplicationBootstrap(): void {
     if (this.settings.RETENTION_DAYS === 0 || !this.settings.WORKER_ENABLED) return;
     const tick = () => void this.purge().catch((error: Error) => this.logger.warn(`Retention failed (will retry): ${error.message}`));
-    this.scheduler.addInterval(RETENTION_INTERVAL_NAME, setInterval(tick, this.settings.RETENTION_INTERVAL_MS));
+    this.timer = setInterval(tick, this.settings.RETENTION_INTERVAL_MS);
     tick();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
     this.stopping = true;
-    if (this.scheduler.doesExist('interval', RETENTION_INTERVAL_NAME)) this.scheduler.deleteInterval(RETENTION_INTERVAL_NAME);
+    clearInterval(this.timer);
     await this.running?.catch(() => undefined);
   }
 

@@ -4,13 +4,17 @@ import { AddressInfo, createServer } from 'node:net';
 import { join, sep } from 'node:path';
 
 /**
- * The compiled entry point: `dist/src/main.js`. This file runs either compiled
- * (dist/src/testing/, from the benchmark and the demo) or through ts-jest
- * (src/testing/, from the tests).
+ * The default entry point: this package's compiled service, `dist/src/main.js`
+ * (the service starter with the demo handlers). This file runs either compiled
+ * (dist/src/testing/, from the benchmark, the demo and installed packages) or
+ * through ts-jest (src/testing/, from this repository's tests).
  */
 const MAIN = __dirname.includes(`${sep}dist${sep}`) ? join(__dirname, '..', 'main.js') : join(__dirname, '..', '..', 'dist', 'src', 'main.js');
 
-/** A TCP port on 127.0.0.1 that is free right now (the OS picks it). */
+/**
+ * A TCP port on 127.0.0.1 that is free right now (the OS picks it).
+ * @publicApi
+ */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
@@ -22,23 +26,35 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** How to start a service process. */
+/**
+ * How to start a service process.
+ * @publicApi
+ */
 export interface ServiceProcessOptions {
+  /**
+   * The script to run: your service's compiled entry (the file that calls
+   * `bootstrapActionQueueService`), e.g. `dist/main.js`. Default this
+   * package's own service (demo handlers only).
+   */
+  entry?: string;
   /** Settings on top of the current environment; `undefined` removes a variable (e.g. DATABASE_URL for the embedded server). */
   env?: Record<string, string | undefined>;
-  /** The script to run instead of `dist/src/main.js` (e.g. a test fixture service). */
-  script?: string;
   /** Node options before the script, e.g. `--max-semi-space-size=32` or `--cpu-prof`. */
   nodeArgs?: string[];
   /** HTTP port; default a free one. */
   port?: number;
-  /** How long to wait for `/health` = 200 (ms); 0 returns without waiting. Default 30 000. */
+  /** How long to wait for the health path to answer 200 (ms); 0 returns without waiting. Default 30 000. */
   healthyWithinMs?: number;
+  /** The path that answers 200 once the service is ready, e.g. `/queue/health` for routes under a prefix. Default `/health`. */
+  healthPath?: string;
   /** Sample the process's resident memory every 50 ms (see `peakRss`). */
   sampleRss?: boolean;
 }
 
-/** The service running as its own OS process. */
+/**
+ * The service running as its own OS process.
+ * @publicApi
+ */
 export interface ServiceProcess {
   child: ChildProcess;
   url: string;
@@ -49,7 +65,7 @@ export interface ServiceProcess {
   exited: Promise<number | string>;
   /** Peak resident memory seen (bytes); 0 unless `sampleRss`. */
   peakRss(): number;
-  /** Resolves when `/health` answers 200; throws with the output if the process exits or `timeoutMs` passes. */
+  /** Resolves when the health path answers 200; throws with the output if the process exits or `timeoutMs` passes. */
   healthy(timeoutMs?: number): Promise<void>;
   /** SIGKILL, no cleanup (a crash). */
   kill(): Promise<void>;
@@ -58,18 +74,25 @@ export interface ServiceProcess {
 }
 
 /**
- * Starts `node dist/src/main.js` (build it first: `npm run build`) as a child
- * process and, unless told otherwise, waits until it is healthy. Used by the
- * process-level tests, the benchmark and the demo.
+ * Starts a service built with the service starter (`entry`, compiled) as a
+ * child process on a free port (PORT), with `env` on top of the current
+ * environment, and, unless told otherwise, waits until its health path answers 200.
+ * Used by this repository's process-level tests, the benchmark and the demo.
  *
+ * @example
+ * ```ts
+ * const service = await startServiceProcess({ entry: 'dist/main.js', env: { DATABASE_URL: db.url } });
+ * try { ... } finally { await service.stop(); }
+ * ```
  * @throws Error with the process output when it exits during start-up or is not healthy in time.
+ * @publicApi
  */
 export async function startServiceProcess(options: ServiceProcessOptions = {}): Promise<ServiceProcess> {
   const port = options.port ?? (await freePort());
   const env: NodeJS.ProcessEnv = { ...process.env, ...options.env, PORT: String(port) };
   for (const [key, value] of Object.entries(options.env ?? {})) if (value === undefined) delete env[key];
   let out = '';
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), options.script ?? MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), options.entry ?? MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
   let dead = false;
@@ -102,7 +125,7 @@ export async function startServiceProcess(options: ServiceProcessOptions = {}): 
       for (;;) {
         if (dead) throw new Error(`service process exited during start-up:\n${out}`);
         try {
-          if ((await fetch(`${url}/health`)).status === 200) return;
+          if ((await fetch(`${url}${options.healthPath ?? '/health'}`)).status === 200) return;
         } catch {
           // not listening yet
         }

@@ -1,25 +1,41 @@
 /**
- * Checks a queue's recorded history against its guarantees. Shipped with the
- * service (not only the tests) so that users, the demo and the benchmark can
- * verify a run of their own: `checkTrace(pool)` on the queue's database.
+ * Checks a queue's recorded history against its guarantees. Published in
+ * `ordered-action-queue/testing` (not only used by this repository's tests)
+ * so that users, the demo and the benchmark can verify a run of their own:
+ * `checkTrace(url)` on the queue's database.
  */
 import { Client } from 'pg';
 
-/** Anything that runs a query: a pg `Client`, `PoolClient` or `Pool`. */
+/**
+ * Anything that runs a query: a pg `Client`, `PoolClient` or `Pool`.
+ * @publicApi
+ */
 export interface Queryable {
   query<R extends Record<string, unknown> = Record<string, unknown>>(text: string, values?: unknown[]): Promise<{ rows: R[] }>;
 }
 
-/** Outcomes of a trace row (`action_attempts.outcome`), plus `running` for an attempt still open in `actions`. */
-export type AttemptOutcome = 'done' | 'error' | 'timeout' | 'cancelled' | 'lease_expired' | 'released' | 'running';
+/**
+ * Outcomes of a trace row (`action_attempts.outcome`), plus `running` for an attempt still open in `actions`.
+ * @publicApi
+ */
+export type TraceOutcome = 'done' | 'error' | 'timeout' | 'cancelled' | 'lease_expired' | 'released' | 'running';
 
-/** Outcomes whose attempt held a valid lease to its end (the chaos tests' default for overlap checks). */
-export const VALID_LEASE_OUTCOMES: readonly AttemptOutcome[] = ['done', 'error', 'timeout', 'cancelled'];
+/**
+ * Outcomes whose attempt held a valid lease to its end (the chaos tests' default for overlap checks).
+ * @publicApi
+ */
+export const VALID_LEASE_OUTCOMES: readonly TraceOutcome[] = ['done', 'error', 'timeout', 'cancelled'];
 
-/** Every outcome, including the still-running attempts read from `actions`. */
-export const ALL_OUTCOMES: readonly AttemptOutcome[] = ['done', 'error', 'timeout', 'cancelled', 'lease_expired', 'released', 'running'];
+/**
+ * Every outcome, including the still-running attempts read from `actions`.
+ * @publicApi
+ */
+export const ALL_OUTCOMES: readonly TraceOutcome[] = ['done', 'error', 'timeout', 'cancelled', 'lease_expired', 'released', 'running'];
 
-/** One execution attempt as the checker sees it. Times are microseconds since the epoch (exact, unlike `Date`). */
+/**
+ * One execution attempt as the checker sees it. Times are microseconds since the epoch (exact, unlike `Date`).
+ * @publicApi
+ */
 export interface TracedAttempt {
   actionId: string;
   lockId: string | null;
@@ -28,10 +44,13 @@ export interface TracedAttempt {
   startedUs: number;
   /** `Infinity` for an attempt still running. */
   finishedUs: number;
-  outcome: AttemptOutcome;
+  outcome: TraceOutcome;
 }
 
-/** An attempt that started while an action with a smaller id of its group had not released the group yet. */
+/**
+ * An attempt that started while an action with a smaller id of its group had not released the group yet.
+ * @publicApi
+ */
 export interface OrderViolation {
   lockId: string;
   attempt: TracedAttempt;
@@ -42,27 +61,39 @@ export interface OrderViolation {
   blockingReleasedUs: number | null;
 }
 
-/** Two attempts of one group whose `[started, finished]` intervals intersect. */
+/**
+ * Two attempts of one group whose `[started, finished]` intervals intersect.
+ * @publicApi
+ */
 export interface Overlap {
   lockId: string;
   first: TracedAttempt;
   second: TracedAttempt;
 }
 
-/** An action that is not `done` although the check expected it to be (or a expected id with no row at all: status `missing`). */
+/**
+ * An action that is not `done` although the check expected it to be (or a expected id with no row at all: status `missing`).
+ * @publicApi
+ */
 export interface LostAction {
   actionId: string;
   lockId: string | null;
   status: string;
 }
 
-/** A `done` action whose trace does not hold exactly one `done` row. */
+/**
+ * A `done` action whose trace does not hold exactly one `done` row.
+ * @publicApi
+ */
 export interface DoneCountMismatch {
   actionId: string;
   doneRows: number;
 }
 
-/** What {@link checkTrace} found. Every list is empty when the run kept G1-G3. */
+/**
+ * What {@link checkTrace} found. Every list is empty when the run kept G1-G3.
+ * @publicApi
+ */
 export interface TraceReport {
   actionCount: number;
   attemptCount: number;
@@ -81,7 +112,10 @@ export interface TraceReport {
   ok: boolean;
 }
 
-/** Options of {@link checkTrace}. */
+/**
+ * Options of {@link checkTrace}.
+ * @publicApi
+ */
 export interface TraceCheckOptions {
   /**
    * Which actions must be `done`. `'all'` (default): every action read; `'none'`:
@@ -96,7 +130,7 @@ export interface TraceCheckOptions {
    * a valid lease count. In every case a `lease_expired` attempt may overlap a
    * later attempt of the same action.
    */
-  overlapOutcomes?: readonly AttemptOutcome[];
+  overlapOutcomes?: readonly TraceOutcome[];
   /** Check only these groups (decimal strings). Default: all. Actions without a lock id are only checked for loss and duplicates. */
   lockIds?: string[];
 }
@@ -132,6 +166,7 @@ const US = (column: string) => `floor(extract(epoch FROM ${column}) * 1000000)::
  * @param db a pg client/pool, or a connection URL (a client is opened and closed).
  * @param options what to expect; see {@link TraceCheckOptions}.
  * @returns the report; use {@link formatTraceReport} in assertion messages.
+ * @publicApi
  */
 export async function checkTrace(db: Queryable | string, options: TraceCheckOptions = {}): Promise<TraceReport> {
   if (typeof db === 'string') {
@@ -163,7 +198,7 @@ export async function checkTrace(db: Queryable | string, options: TraceCheckOpti
     worker_id: string;
     started_us: string;
     finished_us: string;
-    outcome: AttemptOutcome;
+    outcome: TraceOutcome;
   }>(`SELECT action_id::text, lock_id::text, attempt, worker_id, ${US('started_at')} AS started_us,
              ${US('finished_at')} AS finished_us, outcome
       FROM action_attempts ORDER BY action_attempts.id`);
@@ -308,6 +343,7 @@ export async function checkTrace(db: Queryable | string, options: TraceCheckOpti
  * never ran more than WORKER_CONCURRENCY at once.
  *
  * @returns worker id → peak number of attempts running at once.
+ * @publicApi
  */
 export async function peakRunningByWorker(db: Queryable): Promise<Record<string, number>> {
   const { rows } = await db.query<{ worker_id: string; peak: number }>(`
@@ -325,6 +361,7 @@ export async function peakRunningByWorker(db: Queryable): Promise<Record<string,
 /**
  * A short human-readable summary of a report (counts and the first few
  * problems of each kind), for assertion messages and logs.
+ * @publicApi
  */
 export function formatTraceReport(report: TraceReport, maxPerKind = 5): string {
   const t = (a: TracedAttempt) =>

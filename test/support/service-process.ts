@@ -48,7 +48,7 @@ export const FIXTURE_SERVICE = join(__dirname, '..', '..', 'dist', 'test', 'fixt
  */
 export function startFixtureService(databaseUrl: string, env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<ServiceProcess> {
   return startServiceProcess({
-    script: FIXTURE_SERVICE,
+    entry: FIXTURE_SERVICE,
     nodeArgs,
     env: { LOG_LEVEL: 'warn', WORKER_POLL_INTERVAL_MS: '200', DEMO_HANDLERS: 'true', ...env, DATABASE_URL: databaseUrl },
     healthyWithinMs: 30_000,

@@ -1,0 +1,40 @@
+import { DynamicModule, Type } from '@nestjs/common';
+import { RouterModule, Routes } from '@nestjs/core';
+import { ActionsHttpModule } from '../actions/actions-http.module';
+import { HealthModule } from '../health/health.module';
+import { MetricsHttpModule } from '../metrics/metrics-http.module';
+import { ActionQueueRoutesOptions } from './action-queue-options.interface';
+
+/** The `routes` option with every field filled in. */
+export type ResolvedRoutes = Required<ActionQueueRoutesOptions>;
+
+/**
+ * Fills in the `routes` option: `true` mounts the action routes at the root,
+ * `false` or absent mounts nothing.
+ */
+export function resolveRoutes(routes: boolean | ActionQueueRoutesOptions | undefined): ResolvedRoutes | null {
+  if (!routes) return null;
+  const given = routes === true ? {} : routes;
+  return {
+    prefix: (given.prefix ?? '').replace(/^\/+|\/+$/g, ''),
+    actions: given.actions ?? true,
+    health: given.health ?? false,
+    metrics: given.metrics ?? false,
+  };
+}
+
+/**
+ * The modules serving the chosen routes, plus Nest's RouterModule putting them
+ * under the prefix when there is one.
+ */
+export function routeModules(routes: ResolvedRoutes | null): Array<Type<unknown> | DynamicModule> {
+  if (!routes) return [];
+  const modules: Type<unknown>[] = [
+    ...(routes.actions ? [ActionsHttpModule] : []),
+    ...(routes.health ? [HealthModule] : []),
+    ...(routes.metrics ? [MetricsHttpModule] : []),
+  ];
+  if (!routes.prefix || modules.length === 0) return modules;
+  const tree: Routes = modules.map((module) => ({ path: routes.prefix, module }));
+  return [...modules, RouterModule.register(tree)];
+}

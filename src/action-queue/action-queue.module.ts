@@ -1,0 +1,95 @@
+import { DynamicModule, Module, Provider } from '@nestjs/common';
+import { ActionsModule } from '../actions/actions.module';
+import { Settings } from '../config/settings';
+import { SETTINGS } from '../config/settings.token';
+import { DatabaseModule } from '../database/database.module';
+import { MetricsModule } from '../metrics/metrics.module';
+import { QueueModule } from '../queue/queue.module';
+import { defaultWorkerId } from '../queue/worker-id';
+import { WORKER_ID } from '../queue/worker-id.token';
+import { RetentionModule } from '../retention/retention.module';
+import { ACTION_QUEUE_OPTIONS } from './action-queue.constants';
+import {
+  ActionQueueModuleAsyncOptions,
+  ActionQueueModuleOptions,
+  ActionQueueModuleRootOptions,
+  ActionQueueRoutesOptions,
+} from './action-queue-options.interface';
+import { resolveRoutes, routeModules } from './action-queue-routes';
+import { settingsFromOptions } from './action-queue-settings';
+
+/**
+ * The ordered action queue as a module of your Nest application: the worker
+ * that runs your handlers, the enqueue service, and optionally the REST
+ * routes. Import it once, in the root module; it is global, so
+ * {@link ActionQueue} can be injected anywhere, and every provider marked
+ * with {@link ActionHandler}, in any module, is found at start-up.
+ *
+ * It leaves the application to you: no global pipe, filter, logger, body
+ * parser, configuration module or signal handler is installed. It logs
+ * through Nest's `Logger` (so through the app's logger), and drains its
+ * worker when the app closes: call `app.enableShutdownHooks()` or
+ * `app.close()` on SIGTERM, else running actions wait for their lease to
+ * expire.
+ *
+ * @example
+ * ```ts
+ * @Module({
+ *   imports: [
+ *     TypeOrmModule.forRoot({ type: 'postgres', url: process.env.DATABASE_URL, entities: [Invoice] }),
+ *     ActionQueueModule.forRootAsync({
+ *       inject: [DataSource],
+ *       useFactory: (dataSource: DataSource) => ({ database: { dataSource }, worker: { concurrency: 8 } }),
+ *     }),
+ *     BillingModule, // provides an @ActionHandler('invoice.send') class
+ *   ],
+ * })
+ * export class AppModule {}
+ * ```
+ * @publicApi
+ */
+@Module({})
+export class ActionQueueModule {
+  /**
+   * The module with options known up front.
+   * @param options the database, and optionally the worker, lease, retry, retention, routes and migration options.
+   * @throws Error at start-up naming an invalid option, a handler problem or a database that cannot be reached.
+   */
+  static forRoot(options: ActionQueueModuleRootOptions): DynamicModule {
+    const { routes, ...moduleOptions } = options;
+    return ActionQueueModule.assemble({ provide: ACTION_QUEUE_OPTIONS, useValue: moduleOptions }, [], routes);
+  }
+
+  /**
+   * The module with options built by a factory from other providers (e.g.
+   * the app's `DataSource` or `ConfigService`). The routes are given beside
+   * the factory.
+   * @param options `imports`, `inject`, `useFactory` and `routes`.
+   * @throws Error at start-up naming an invalid option, a handler problem or a database that cannot be reached.
+   */
+  static forRootAsync(options: ActionQueueModuleAsyncOptions): DynamicModule {
+    const optionsProvider: Provider = { provide: ACTION_QUEUE_OPTIONS, inject: options.inject ?? [], useFactory: options.useFactory };
+    return ActionQueueModule.assemble(optionsProvider, options.imports ?? [], options.routes);
+  }
+
+  private static assemble(
+    optionsProvider: Provider,
+    imports: NonNullable<DynamicModule['imports']>,
+    routesOption: boolean | ActionQueueRoutesOptions | undefined,
+  ): DynamicModule {
+    const routes = resolveRoutes(routesOption);
+    return {
+      module: ActionQueueModule,
+      // Global like TypeOrmModule's core: the queue's tokens reach its inner
+      // modules (and ActionsService the app's) without re-exports at each level.
+      global: true,
+      imports: [...imports, MetricsModule, DatabaseModule, ActionsModule, QueueModule, RetentionModule, ...routeModules(routes)],
+      providers: [
+        optionsProvider,
+        { provide: SETTINGS, inject: [ACTION_QUEUE_OPTIONS], useFactory: (options: ActionQueueModuleOptions) => settingsFromOptions(options, routes) },
+        { provide: WORKER_ID, inject: [SETTINGS], useFactory: (settings: Settings) => settings.WORKER_ID ?? defaultWorkerId() },
+      ],
+      exports: [ACTION_QUEUE_OPTIONS, SETTINGS, WORKER_ID, ActionsModule],
+    };
+  }
+}

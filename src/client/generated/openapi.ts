@@ -1,0 +1,1248 @@
+/**
+ * Types of the REST API, generated from the service's OpenAPI document
+ * (`/docs-json`) by openapi-typescript. Do not edit: run
+ * `npm run client:generate` after changing a route or DTO
+ * (test/client.spec.ts fails while this file and the document differ).
+ */
+
+export interface paths {
+  '/actions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A page of actions in id order */
+    get: operations['ActionsController_list'];
+    put?: never;
+    /** Enqueue one action */
+    post: operations['ActionsController_create'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/actions/batch': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Enqueue 1..1000 actions atomically (all or nothing) */
+    post: operations['ActionsController_createBatch'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/actions/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One action with its trace */
+    get: operations['ActionsController_get'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/actions/{id}/cancel': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Cancel an action
+     * @description Pending or failed: cancelled at once. Running: cancellation is requested (`cancelRequestedAt`); the holder aborts the handler at its next heartbeat, and the action ends `cancelled` once the handler has stopped or its lease has expired; only then may its group move on.
+     */
+    post: operations['ActionsController_cancel'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/actions/{id}/retry': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Retry a failed action: in place under `block`, as a new action at the group tail under `skip` */
+    post: operations['ActionsController_retry'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/groups/{lockId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A group's head, and whether it is blocked */
+    get: operations['GroupsController_get'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/stats': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Counts by status, oldest pending age, blocked groups */
+    get: operations['StatsController_get'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/health': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Liveness: database ping and worker loop */
+    get: operations['HealthController_live'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/health/ready': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Readiness: database ping and migrations applied */
+    get: operations['HealthController_ready'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/metrics': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Prometheus metrics of this instance (and queue-wide gauges) */
+    get: operations['MetricsController_scrape'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+  schemas: {
+    ErrorResponseDto: {
+      /** @example 400 */
+      statusCode: number;
+      /**
+       * @example [
+       *       "maxAttempts must not be greater than 100"
+       *     ]
+       */
+      message: string | string[];
+      /** @example Bad Request */
+      error?: string;
+    };
+    CreateActionDto: {
+      /**
+       * @description Handler name; a handler must be registered for it
+       * @example instance.create
+       */
+      type: string;
+      /**
+       * @description Group key: decimal string (signed 64-bit) or safe integer; null = no group
+       * @example 26
+       */
+      lockId?: (string | number) | null;
+      /**
+       * @description JSON object handed to the handler; default {}; at most MAX_PAYLOAD_BYTES serialized
+       * @example {
+       *       "instanceId": 26
+       *     }
+       */
+      payload?: {
+        [key: string]: unknown;
+      };
+      /**
+       * Format: date-time
+       * @description Not claimable before this instant; default now. ISO 8601 date and time with `Z` or a UTC offset (`2030-01-01T09:00:00Z`, `2030-01-01T09:00:00+09:00`), between 1970 and 9999. A value without an offset (`2030-01-01T09:00:00`) or a date alone (`2030-01-01`) is refused with 400: its instant would depend on the server time zone.
+       * @example 2030-01-01T09:00:00Z
+       */
+      runAt?: string;
+      /**
+       * @description Default DEFAULT_MAX_ATTEMPTS
+       * @example 5
+       */
+      maxAttempts?: number;
+      /**
+       * @default block
+       * @enum {string}
+       */
+      onFailure?: 'block' | 'skip';
+      /**
+       * @description A repeat returns the existing action with 200 (409 if it names another type or lockId). The key is remembered for at least IDEMPOTENCY_WINDOW_DAYS after the first enqueue, however short RETENTION_DAYS is; after that it may be reused once retention has purged the action.
+       * @example create-26
+       */
+      idempotencyKey?: string;
+    };
+    ActionResponseDto: {
+      /**
+       * @description 64-bit id as a decimal string
+       * @example 17
+       */
+      id: string;
+      /**
+       * @description Group key (decimal string), or null: belongs to no group
+       * @example 26
+       */
+      lockId: string | null;
+      /**
+       * @description Handler name
+       * @example instance.create
+       */
+      type: string;
+      /**
+       * @example {
+       *       "instanceId": 26
+       *     }
+       */
+      payload: {
+        [key: string]: unknown;
+      };
+      /**
+       * @example pending
+       * @enum {string}
+       */
+      status: 'pending' | 'running' | 'done' | 'failed' | 'cancelled';
+      /**
+       * @description Executions started so far
+       * @example 1
+       */
+      attempts: number;
+      /**
+       * @description Attempts allowed (a handler option may cap it; the number shown is the number enforced). Releases do not count; a manual retry grants it afresh
+       * @example 5
+       */
+      maxAttempts: number;
+      /**
+       * @example block
+       * @enum {string}
+       */
+      onFailure: 'block' | 'skip';
+      /**
+       * Format: date-time
+       * @description Not claimable before
+       * @example 2025-01-01T12:00:00.000Z
+       */
+      runAt: string;
+      /**
+       * Format: date-time
+       * @example 2025-01-01T12:00:00.000Z
+       */
+      createdAt: string;
+      /**
+       * Format: date-time
+       * @example null
+       */
+      startedAt: string | null;
+      /**
+       * Format: date-time
+       * @example null
+       */
+      finishedAt: string | null;
+      /**
+       * @description What the handler returned (any JSON)
+       * @example null
+       */
+      result: Record<string, never> | null;
+      /** @example null */
+      lastError: string | null;
+      /** @example create-26 */
+      idempotencyKey: string | null;
+      /**
+       * @description The failed `skip` action this one retries
+       * @example null
+       */
+      retryOf: string | null;
+      /**
+       * @description Attempts counted toward maxAttempts (releases and lost leases not proven to be its fault are not)
+       * @example 0
+       */
+      chargedAttempts: number;
+      /**
+       * Format: date-time
+       * @description When cancellation of the running action was requested; it ends `cancelled` once its handler has stopped or its lease has expired
+       * @example null
+       */
+      cancelRequestedAt: string | null;
+      /**
+       * @description Its last attempt was lost with its instance: its next attempt runs alone (poison detection)
+       * @example false
+       */
+      quarantined: boolean;
+    };
+    CreateActionsBatchDto: {
+      /** @description Within a group, input order is processing order */
+      actions: components['schemas']['CreateActionDto'][];
+    };
+    ActionsBatchResponseDto: {
+      /** @description In input order */
+      actions: components['schemas']['ActionResponseDto'][];
+    };
+    ActionsPageResponseDto: {
+      items: components['schemas']['ActionResponseDto'][];
+      /**
+       * @description Pass as `after` for the next page; null on the last page
+       * @example 67
+       */
+      nextCursor: string | null;
+    };
+    AttemptResponseDto: {
+      /** @example 1 */
+      attempt: number;
+      /** @example host-1234-ab12 */
+      workerId: string;
+      /**
+       * Format: date-time
+       * @example 2025-01-01T12:00:01.000Z
+       */
+      startedAt: string;
+      /**
+       * Format: date-time
+       * @example 2025-01-01T12:00:02.000Z
+       */
+      finishedAt: string;
+      /**
+       * @example done
+       * @enum {string}
+       */
+      outcome: 'done' | 'error' | 'timeout' | 'cancelled' | 'lease_expired' | 'released';
+      /**
+       * @description Readable message; long ones keep their first 3 000 and last 1 000 characters
+       * @example null
+       */
+      error: string | null;
+      /**
+       * @description The thrown Error's stack (first 8 000 characters)
+       * @example null
+       */
+      errorStack: string | null;
+    };
+    ActionWithTraceResponseDto: {
+      /**
+       * @description 64-bit id as a decimal string
+       * @example 17
+       */
+      id: string;
+      /**
+       * @description Group key (decimal string), or null: belongs to no group
+       * @example 26
+       */
+      lockId: string | null;
+      /**
+       * @description Handler name
+       * @example instance.create
+       */
+      type: string;
+      /**
+       * @example {
+       *       "instanceId": 26
+       *     }
+       */
+      payload: {
+        [key: string]: unknown;
+      };
+      /**
+       * @example pending
+       * @enum {string}
+       */
+      status: 'pending' | 'running' | 'done' | 'failed' | 'cancelled';
+      /**
+       * @description Executions started so far
+       * @example 1
+       */
+      attempts: number;
+      /**
+       * @description Attempts allowed (a handler option may cap it; the number shown is the number enforced). Releases do not count; a manual retry grants it afresh
+       * @example 5
+       */
+      maxAttempts: number;
+      /**
+       * @example block
+       * @enum {string}
+       */
+      onFailure: 'block' | 'skip';
+      /**
+       * Format: date-time
+       * @description Not claimable before
+       * @example 2025-01-01T12:00:00.000Z
+       */
+      runAt: string;
+      /**
+       * Format: date-time
+       * @example 2025-01-01T12:00:00.000Z
+       */
+      createdAt: string;
+      /**
+       * Format: date-time
+       * @example null
+       */
+      startedAt: string | null;
+      /**
+       * Format: date-time
+       * @example null
+       */
+      finishedAt: string | null;
+      /**
+       * @description What the handler returned (any JSON)
+       * @example null
+       */
+      result: Record<string, never> | null;
+      /** @example null */
+      lastError: string | null;
+      /** @example create-26 */
+      idempotencyKey: string | null;
+      /**
+       * @description The failed `skip` action this one retries
+       * @example null
+       */
+      retryOf: string | null;
+      /**
+       * @description Attempts counted toward maxAttempts (releases and lost leases not proven to be its fault are not)
+       * @example 0
+       */
+      chargedAttempts: number;
+      /**
+       * Format: date-time
+       * @description When cancellation of the running action was requested; it ends `cancelled` once its handler has stopped or its lease has expired
+       * @example null
+       */
+      cancelRequestedAt: string | null;
+      /**
+       * @description Its last attempt was lost with its instance: its next attempt runs alone (poison detection)
+       * @example false
+       */
+      quarantined: boolean;
+      trace: components['schemas']['AttemptResponseDto'][];
+    };
+    GroupResponseDto: {
+      /** @example 26 */
+      lockId: string;
+      head: components['schemas']['ActionResponseDto'] | null;
+      /** @example false */
+      running: boolean;
+      /** @example 3 */
+      pendingCount: number;
+      /** @example false */
+      blocked: boolean;
+      /** @example null */
+      blockedReason: string | null;
+    };
+    StatsResponseDto: {
+      /**
+       * @example {
+       *       "pending": 3,
+       *       "running": 1,
+       *       "done": 40,
+       *       "failed": 0,
+       *       "cancelled": 2
+       *     }
+       */
+      byStatus: {
+        [key: string]: number;
+      };
+      /** @example 1.5 */
+      oldestPendingAgeSeconds: number | null;
+      /** @example 0 */
+      blockedGroups: number;
+    };
+  };
+  responses: never;
+  parameters: never;
+  requestBodies: never;
+  headers: never;
+  pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+  ActionsController_list: {
+    parameters: {
+      query?: {
+        status?: 'pending' | 'running' | 'done' | 'failed' | 'cancelled';
+        lockId?: string;
+        type?: string;
+        limit?: number;
+        /** @description The last id of the previous page */
+        after?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ActionsPageResponseDto'];
+        };
+      };
+      /** @description A field is invalid; `message` names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Only when the API_KEY setting is present: the key is missing or wrong */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "statusCode": 401,
+           *       "message": "API key required: send Authorization: Bearer <key> or x-api-key: <key>",
+           *       "error": "Unauthorized"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
+  ActionsController_create: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateActionDto'];
+      };
+    };
+    responses: {
+      /** @description The idempotency key was already used: the existing action */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ActionResponseDto'];
+        };
+      };
+      /** @description Enqueued */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ActionResponseDto'];
+        };
+      };
+      /** @description A field is invalid; `message` names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Only when the API_KEY setting is present: the key is missing or wrong */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "statusCode": 401,
+           *       "message": "API key required: send Authorization: Bearer <key> or x-api-key: <key>",
+           *       "error": "Unauthorized"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description The idempotency key belongs to a different action */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Body over BODY_LIMIT_BYTES */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
+  ActionsController_createBatch: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateActionsBatchDto'];
+      };
+    };
+    responses: {
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ActionsBatchResponseDto'];
+        };
+      };
+      /** @description A field is invalid; `message` names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Only when the API_KEY setting is present: the key is missing or wrong */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "statusCode": 401,
+           *       "message": "API key required: send Authorization: Bearer <key> or x-api-key: <key>",
+           *       "error": "Unauthorized"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Body over BODY_LIMIT_BYTES */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
+  ActionsController_get: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Positive integer id */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ActionWithTraceResponseDto'];
+        };
+      };
+      /** @description A field is invalid; `message` names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Only when the API_KEY setting is present: the key is missing or wrong */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "statusCode": 401,
+           *       "message": "API key required: send Authorization: Bearer <key> or x-api-key: <key>",
+           *       "error": "Unauthorized"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
+  ActionsController_cancel: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Cancelled, or still running with cancelRequestedAt set */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ActionResponseDto'];
+        };
+      };
+      /** @description A field is invalid; `message` names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Only when the API_KEY setting is present: the key is missing or wrong */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "statusCode": 401,
+           *       "message": "API key required: send Authorization: Bearer <key> or x-api-key: <key>",
+           *       "error": "Unauthorized"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Done or cancelled already */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
+  ActionsController_retry: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ActionResponseDto'];
+        };
+      };
+      /** @description A field is invalid; `message` names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Only when the API_KEY setting is present: the key is missing or wrong */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "statusCode": 401,
+           *       "message": "API key required: send Authorization: Bearer <key> or x-api-key: <key>",
+           *       "error": "Unauthorized"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Not failed, or already retried */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
+  GroupsController_get: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        lockId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['GroupResponseDto'];
+        };
+      };
+      /** @description lockId is not a signed 64-bit integer */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Only when the API_KEY setting is present: the key is missing or wrong */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "statusCode": 401,
+           *       "message": "API key required: send Authorization: Bearer <key> or x-api-key: <key>",
+           *       "error": "Unauthorized"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
+  StatsController_get: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StatsResponseDto'];
+        };
+      };
+      /** @description Only when the API_KEY setting is present: the key is missing or wrong */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "statusCode": 401,
+           *       "message": "API key required: send Authorization: Bearer <key> or x-api-key: <key>",
+           *       "error": "Unauthorized"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
+  HealthController_live: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The Health Check is successful */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example ok */
+            status?: string;
+            /**
+             * @example {
+             *       "database": {
+             *         "status": "up"
+             *       }
+             *     }
+             */
+            info?: {
+              [key: string]: {
+                status: string;
+              } & {
+                [key: string]: unknown;
+              };
+            } | null;
+            /** @example {} */
+            error?: {
+              [key: string]: {
+                status: string;
+              } & {
+                [key: string]: unknown;
+              };
+            } | null;
+            /**
+             * @example {
+             *       "database": {
+             *         "status": "up"
+             *       }
+             *     }
+             */
+            details?: {
+              [key: string]: {
+                status: string;
+              } & {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /**
+       * @description The database or the worker loop is down; the body names it
+       *
+       *     The Health Check is not successful
+       */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example error */
+            status?: string;
+            /**
+             * @example {
+             *       "database": {
+             *         "status": "up"
+             *       }
+             *     }
+             */
+            info?: {
+              [key: string]: {
+                status: string;
+              } & {
+                [key: string]: unknown;
+              };
+            } | null;
+            /**
+             * @example {
+             *       "redis": {
+             *         "status": "down",
+             *         "message": "Could not connect"
+             *       }
+             *     }
+             */
+            error?: {
+              [key: string]: {
+                status: string;
+              } & {
+                [key: string]: unknown;
+              };
+            } | null;
+            /**
+             * @example {
+             *       "database": {
+             *         "status": "up"
+             *       },
+             *       "redis": {
+             *         "status": "down",
+             *         "message": "Could not connect"
+             *       }
+             *     }
+             */
+            details?: {
+              [key: string]: {
+                status: string;
+              } & {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  HealthController_ready: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The Health Check is successful */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example ok */
+            status?: string;
+            /**
+             * @example {
+             *       "database": {
+             *         "status": "up"
+             *       }
+             *     }
+             */
+            info?: {
+              [key: string]: {
+                status: string;
+              } & {
+                [key: string]: unknown;
+              };
+            } | null;
+            /** @example {} */
+            error?: {
+              [key: string]: {
+                status: string;
+              } & {
+                [key: string]: unknown;
+              };
+            } | null;
+            /**
+             * @example {
+             *       "database": {
+             *         "status": "up"
+             *       }
+             *     }
+             */
+            details?: {
+              [key: string]: {
+                status: string;
+              } & {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+      /**
+       * @description Not ready; the body names the failing part
+       *
+       *     The Health Check is not successful
+       */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @example error */
+            status?: string;
+            /**
+             * @example {
+             *       "database": {
+             *         "status": "up"
+             *       }
+             *     }
+             */
+            info?: {
+              [key: string]: {
+                status: string;
+              } & {
+                [key: string]: unknown;
+              };
+            } | null;
+            /**
+             * @example {
+             *       "redis": {
+             *         "status": "down",
+             *         "message": "Could not connect"
+             *       }
+             *     }
+             */
+            error?: {
+              [key: string]: {
+                status: string;
+              } & {
+                [key: string]: unknown;
+              };
+            } | null;
+            /**
+             * @example {
+             *       "database": {
+             *         "status": "up"
+             *       },
+             *       "redis": {
+             *         "status": "down",
+             *         "message": "Could not connect"
+             *       }
+             *     }
+             */
+            details?: {
+              [key: string]: {
+                status: string;
+              } & {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+    };
+  };
+  MetricsController_scrape: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Prometheus text exposition format */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/plain': string;
+        };
+      };
+      /** @description Only when the API_KEY setting is present: the key is missing or wrong */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "statusCode": 401,
+           *       "message": "API key required: send Authorization: Bearer <key> or x-api-key: <key>",
+           *       "error": "Unauthorized"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
+}

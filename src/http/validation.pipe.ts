@@ -1,0 +1,52 @@
+import { ArgumentMetadata, BadRequestException, Injectable, ValidationPipe } from '@nestjs/common';
+
+interface ValidationErrorLike {
+  property: string;
+  constraints?: Record<string, string>;
+  children?: ValidationErrorLike[];
+}
+
+/** Turns class-validator errors into messages that name the full field path, e.g. `actions.3.lockId must be ...`. */
+export function flattenValidationErrors(errors: ValidationErrorLike[], parent = ''): string[] {
+  const out: string[] = [];
+  for (const e of errors) {
+    const path = parent ? `${parent}.${e.property}` : e.property;
+    for (const message of Object.values(e.constraints ?? {})) {
+      out.push(message.startsWith(`${e.property} `) ? `${path}${message.slice(e.property.length)}` : `${path}: ${message}`);
+    }
+    if (e.children?.length) out.push(...flattenValidationErrors(e.children, path));
+  }
+  return out;
+}
+
+/**
+ * The validation of the queue's routes, applied to its controllers (not
+ * globally, so an app embedding the module keeps its own): unknown fields are
+ * refused, values are transformed to their DTO types, and every error names
+ * its field path (400 with `message: string[]`). The service starter also
+ * installs it globally, for every other route; a value that a global pipe
+ * already turned into its DTO class is not validated twice.
+ */
+@Injectable()
+export class QueueValidationPipe extends ValidationPipe {
+  constructor() {
+    super({
+      whitelist: true,
+      forbidNonWhitelisted: true,
+      transform: true,
+      stopAtFirstError: false,
+      exceptionFactory: (errors) => new BadRequestException(flattenValidationErrors(errors)),
+    });
+  }
+
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    const { metatype } = metadata;
+    if (metatype && typeof metatype === 'function' && value instanceof metatype && !isPrimitiveType(metatype)) return value;
+    return super.transform(value, metadata);
+  }
+}
+
+/** String, Number, Boolean and friends: their values are never instances of them. */
+function isPrimitiveType(metatype: unknown): boolean {
+  return [String, Number, Boolean, Array, Object].includes(metatype as never);
+}

@@ -1,0 +1,41 @@
+/**
+ * Ordered action queue on PostgreSQL: FIFO per lock id, parallel across lock
+ * ids, at least once with leases and fencing.
+ *
+ * Three ways to use it: {@link ActionQueueModule} inside your Nest app,
+ * {@link bootstrapActionQueueService} to run it as a service with your
+ * handlers, and `ActionQueueClient` (entry `ordered-action-queue/client`) to
+ * enqueue over HTTP from other services. Test helpers are in
+ * `ordered-action-queue/testing`.
+ *
+ * @packageDocumentation
+ */
+
+// The module and its options.
+export { ActionQueueModule } from './action-queue/action-queue.module';
+export type {
+  ActionQueueDatabaseOptions,
+  ActionQueueModuleAsyncOptions,
+  ActionQueueModuleOptions,
+  ActionQueueModuleRootOptions,
+  ActionQueueRoutesOptions,
+} from './action-queue/action-queue-options.interface';
+
+// Handlers.
+export { ActionHandler } from './handlers/action-handler.decorator';
+export { ActionHandlerHost } from './handlers/action-handler.host';
+export type { ActionContext, QueuedAction } from './handlers/action-context.interface';
+export type { ActionHandlerOptions } from './handlers/action-handler-options.interface';
+export { PermanentFailureError } from './handlers/permanent-failure.error';
+export { HandlerTimeoutError } from './handlers/handler-timeout.error';
+
+// Enqueueing (and reading) in-process.
+export { ActionQueue } from './actions/action-queue.contract';
+export type { EnqueueInput, EnqueueResult, EnqueueTransaction, ListActionsFilter } from './actions/enqueue-input.interface';
+export type { ActionResource, AttemptResource, GroupResource, StatsResource } from './actions/action.resource';
+export type { ActionStatus, AttemptOutcome, FailurePolicy } from './vocabulary';
+
+// Settings and the service starter.
+export type { Settings } from './config/settings';
+export { bootstrapActionQueueService } from './service/action-queue-service.starter';
+export type { ActionQueueServiceHandle, ActionQueueServiceImports, ActionQueueServiceOptions } from './service/action-queue-service.starter';

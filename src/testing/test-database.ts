@@ -1,0 +1,51 @@
+import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
+
+/**
+ * A database created for a test, by {@link createTestDatabase}.
+ * @publicApi
+ */
+export interface TestDatabase {
+  /** Its name, e.g. `aq_test_billing_1a2b3c4d`. */
+  name: string;
+  /** Its URL: the server's URL with this database. */
+  url: string;
+  /** Drops it, ending any connection still open to it. */
+  drop(): Promise<void>;
+}
+
+/**
+ * Creates an empty database with a unique name on a PostgreSQL server, for
+ * one test file: the queue migrates it when it starts on it, and `drop()`
+ * removes it afterwards, so tests never share state.
+ *
+ * @param serverUrl a URL of the server whose user may create databases, e.g.
+ *   `postgres://postgres@127.0.0.1:5432/postgres`.
+ * @param label part of the name, to tell the databases apart (letters, digits, `_`).
+ * @publicApi
+ */
+export async function createTestDatabase(serverUrl: string, label = 'test'): Promise<TestDatabase> {
+  const name = `aq_test_${label.replace(/[^a-z0-9]/gi, '_').toLowerCase()}_${randomBytes(4).toString('hex')}`;
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  const admin = new Client({ connectionString: serverUrl });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${admin.escapeIdentifier(name)}`);
+  } finally {
+    await admin.end();
+  }
+  return {
+    name,
+    url: url.toString(),
+    drop: async () => {
+      const client = new Client({ connectionString: serverUrl });
+      await client.connect();
+      try {
+        await client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(name)} WITH (FORCE)`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}
