@@ -1,3 +1,4 @@
+import type { QueueStats } from './queue-stats.reader';
 import { ActionRow } from './sql/action-columns.sql';
 
 /** The action resource of the REST API (see CONTRACT.md). 64-bit ids are decimal strings. */
@@ -40,12 +41,8 @@ export interface GroupResource {
   blockedReason: string | null;
 }
 
-/** `GET /stats`. */
-export interface StatsResource {
-  byStatus: Record<ActionRow['status'], number>;
-  oldestPendingAgeSeconds: number | null;
-  blockedGroups: number;
-}
+/** `GET /stats` (see {@link QueueStats}). */
+export type StatsResource = QueueStats;
 
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
 
