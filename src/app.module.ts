@@ -4,6 +4,8 @@ import { ScheduleModule } from '@nestjs/schedule';
 import { ActionsModule } from './actions/actions.module';
 import { loadSettings, Settings } from './config/settings';
 import { SETTINGS } from './config/settings.token';
+import { DashboardModule } from './dashboard/dashboard.module';
+import { dashboardServed } from './dashboard/dashboard-assets';
 import { DatabaseModule } from './database/database.module';
 import { DATABASE_URL } from './database/database-url.token';
 import { DemoHandlersModule } from './demo/demo-handlers.module';
@@ -43,6 +45,7 @@ export class AppModule {
         HealthModule,
         MetricsHttpModule,
         RetentionModule,
+        ...(dashboardServed(settings) ? [DashboardModule] : []),
         ...(settings.DEMO_HANDLERS ? [DemoHandlersModule] : []),
         ...(options.imports ?? []),
       ],
