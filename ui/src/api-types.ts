@@ -3,6 +3,8 @@
  * (type-only imports: nothing of the server is bundled), so a change of the
  * REST API that the dashboard does not follow fails `npm run build`.
  */
+import type { ActionResource } from '../../src/actions/action.resource';
+
 export type { ActionResource, AttemptResource, GroupResource, StatsResource } from '../../src/actions/action.resource';
 export type { ActivityBucketResource, ActivityResource } from '../../src/actions/activity.resource';
 export type {
@@ -14,8 +16,8 @@ export type {
 } from '../../src/actions/group-views.resource';
 export type { ActionStatus, AttemptOutcome } from '../../src/actions/action-status';
 
-/** `GET /actions`. */
+/** `GET /actions` (the controller returns it without a named type). */
 export interface ActionsPage {
-  items: import('../../src/actions/action.resource').ActionResource[];
+  items: ActionResource[];
   nextCursor: string | null;
 }
