@@ -1,3 +1,4 @@
+import type { AttemptOutcome } from './action-status';
 import type { QueueStats } from './queue-stats.reader';
 import { ActionRow } from './sql/action-columns.sql';
 
@@ -27,7 +28,7 @@ export interface AttemptResource {
   workerId: string;
   startedAt: string;
   finishedAt: string;
-  outcome: 'done' | 'error' | 'lease_expired' | 'released';
+  outcome: AttemptOutcome;
   error: string | null;
 }
 
