@@ -10,6 +10,7 @@ COPY tsconfig.json tsconfig.build.json ormconfig.ts ./
 COPY src ./src
 COPY scripts ./scripts
 COPY bench ./bench
+COPY ui ./ui
 RUN npm run build
 
 # --- runtime ------------------------------------------------------------------

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { CLAIM_ACTIONS_SQL, claimSelectionSql } from '../src/queue/sql/claim-actions.sql';
+import { AdminReadResult, adminReadsScenario } from './admin-reads';
 import { createMigratedDatabase, dropDatabase, enqueueSql, withClient, Workload } from './bench-database';
 import { checkTrace, formatTraceReport, ServiceProcess, startServiceProcess, TraceReport } from '../src/testing';
 
@@ -15,9 +16,11 @@ import { checkTrace, formatTraceReport, ServiceProcess, startServiceProcess, Tra
  * handler with durationMs 0), checks order and overlaps from the trace for
  * every run, and prints a table plus bench-results.json with a `targets`
  * array. Figures are only meaningful as ratios to the baseline of the same run.
+ * `--only=admin-reads` runs only the admin reads scenario (bench/admin-reads.ts).
  */
 
 const quick = process.argv.includes('--quick');
+const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
 const PGBENCH_SECONDS = quick ? 5 : 15;
 // One service instance; 512 slots keep up to four finishing statements of 128 attempts in flight.
 const SERVICE_ENV = { WORKER_CONCURRENCY: '512', DB_POOL_SIZE: '8', WORKER_POLL_INTERVAL_MS: '1000' };
@@ -335,8 +338,38 @@ function addTarget(name: string, measured: number, target: string, pass: boolean
   targets.push({ name, measured: Math.round(measured * 100) / 100, target, pass });
 }
 
+/** `/stats`, `/metrics` and the dashboard's routes at 10 000 and 1 000 000 finished actions: each within 2x. */
+async function runAdminReads(): Promise<AdminReadResult[]> {
+  const reads = await adminReadsScenario((url) => startBenchService(url, { ...SERVICE_ENV, WORKER_ENABLED: 'false' }), log);
+  for (const r of reads) {
+    addTarget(
+      `admin read ${r.route}: 1 000 000 finished <= 2 x 10 000 finished (ms)`,
+      r.largeMs,
+      `<= ${(2 * r.smallMs).toFixed(3)}`,
+      r.largeMs <= 2 * r.smallMs,
+    );
+  }
+  return reads;
+}
+
+function logAdminReads(reads: AdminReadResult[]): void {
+  log('Admin reads, median ms per request (API-only service, loopback, alternating):');
+  log(`  ${'route'.padEnd(40)} ${'10 000 finished'.padStart(16)} ${'1 000 000 finished'.padStart(19)} ${'ratio'.padStart(7)}`);
+  for (const r of reads)
+    log(`  ${r.route.padEnd(40)} ${r.smallMs.toFixed(2).padStart(16)} ${r.largeMs.toFixed(2).padStart(19)} ${r.ratio.toFixed(2).padStart(7)}`);
+}
+
 async function main(): Promise<void> {
   log(`Ordered action queue benchmark (${quick ? 'quick' : 'full'}) on ${process.platform}, node ${process.version}`);
+  if (only === 'admin-reads') {
+    const reads = await runAdminReads();
+    logAdminReads(reads);
+    for (const t of targets) log(`  ${t.pass ? 'PASS' : 'FAIL'}  ${t.name}: measured ${t.measured}, target ${t.target}`);
+    writeFileSync('bench-results.json', JSON.stringify({ mode: 'admin-reads', adminReads: reads, targets }, null, 2));
+    process.exitCode = targets.every((t) => t.pass) ? 0 : 1;
+    return;
+  }
+  if (only !== undefined) throw new Error(`--only=${only}: the only scenario that runs alone is admin-reads`);
   // The baseline brackets the processing scenarios: on a shared machine the
   // speed drifts within a run, so the ratios use the mean of both readings and
   // the drift is printed next to them.
@@ -365,6 +398,7 @@ async function main(): Promise<void> {
   const latency = await latencyScenario(200);
   const rest = await restEnqueueScenario();
   const scale = await scaleScenario();
+  const adminReads = await runAdminReads();
 
   for (const r of [wide, ungrouped, many, othersAlone, withDeep, deep]) r.ratioToBaseline = r.actionsPerSecond / base.sixteen;
   deep.ratioToBaseline = deep.actionsPerSecond / base.one;
@@ -420,6 +454,8 @@ async function main(): Promise<void> {
   log(`Claim statement median: ${scale.small.toFixed(3)} ms at 10 000 pending, ${scale.large.toFixed(3)} ms at 1 000 000 pending (half in one group)`);
   log(`SQL INSERT ... SELECT of 100 000 rows into 1 000 groups: ${scale.insertRowsPerSec.toFixed(0)} rows/s, one head per group: ${scale.headsOk}`);
   log('');
+  logAdminReads(adminReads);
+  log('');
   log('EXPLAIN of the claim statement at 1 000 000 pending:');
   log(scale.plan);
   log('');
@@ -431,7 +467,7 @@ async function main(): Promise<void> {
   writeFileSync(
     'bench-results.json',
     JSON.stringify(
-      { mode: quick ? 'quick' : 'full', baseline: base, scenarios: results, claimMs: { at10k: scale.small, at1m: scale.large }, targets },
+      { mode: quick ? 'quick' : 'full', baseline: base, scenarios: results, claimMs: { at10k: scale.small, at1m: scale.large }, adminReads, targets },
       null,
       2,
     ),

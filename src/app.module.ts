@@ -5,6 +5,8 @@ import { DataSource, EntityManager } from 'typeorm';
 import { ActionQueueModule } from './action-queue/action-queue.module';
 import { loadSettings, Settings } from './config/settings';
 import { QUEUE_DATA_SOURCE } from './database/queue-data-source.token';
+import { DashboardModule } from './dashboard/dashboard.module';
+import { dashboardServed } from './dashboard/dashboard-assets';
 import { LoggingModule } from './logging/logging.module';
 
 /** How to build the service: the database to use, and settings (default: from process.env). */
@@ -40,6 +42,7 @@ export class AppModule {
           routes: { actions: settings.API_ENABLED, health: true, metrics: true },
           runMigrations: true,
         }),
+        ...(dashboardServed(settings) ? [DashboardModule] : []),
         ...(options.imports ?? []),
       ],
       providers: [

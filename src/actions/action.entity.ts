@@ -17,6 +17,7 @@ import type { ActionStatus, FailurePolicy } from '../vocabulary';
 @Index('actions_running_idx', ['id'], { where: "status = 'running'" })
 @Index('actions_pending_idx', ['id'], { where: "status = 'pending'" })
 @Index('actions_failed_idx', ['id'], { where: "status = 'failed'" })
+@Index('actions_blocked_idx', ['lockId', 'id'], { where: "status = 'failed' AND holds_group" })
 @Index('actions_cancelled_idx', ['id'], { where: "status = 'cancelled'" })
 @Index('actions_group_finished_idx', ['lockId', 'id'], { where: 'lock_id IS NOT NULL AND NOT holds_group' })
 @Index('actions_finished_at_idx', ['finishedAt'], { where: 'finished_at IS NOT NULL AND NOT holds_group' })

@@ -1,4 +1,5 @@
 import type { ActionStatus, AttemptOutcome, FailurePolicy } from '../vocabulary';
+import type { QueueStats } from './queue-stats.reader';
 import { ActionRow } from './sql/action-columns.sql';
 
 /**
@@ -88,17 +89,11 @@ export interface GroupResource {
 }
 
 /**
- * Queue-wide counts, as `GET /stats`.
+ * Queue-wide counts, as `GET /stats` (see {@link QueueStats}: which counts are
+ * estimates, the pending breakdown, the age of the oldest due action).
  * @publicApi
  */
-export interface StatsResource {
-  /** Actions stored, by status. */
-  byStatus: Record<ActionStatus, number>;
-  /** Age of the oldest pending action (s), or null when none is pending. */
-  oldestPendingAgeSeconds: number | null;
-  /** Groups held by a failed action under `block`. */
-  blockedGroups: number;
-}
+export type StatsResource = QueueStats;
 
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
 

@@ -23,8 +23,8 @@ import {
   SELECT_ACTION_SQL,
   SELECT_GROUP_SQL,
   SELECT_TRACE_SQL,
-  STATS_SQL,
 } from './sql/manage-actions.sql';
+import { readQueueStats } from './queue-stats.reader';
 
 /** The EntityManager of a transaction given as an EntityManager or a QueryRunner. */
 function managerOf(transaction: EnqueueTransaction | undefined): EntityManager | undefined {
@@ -243,14 +243,13 @@ export class ActionsService implements ActionQueue {
     };
   }
 
-  async stats(): Promise<StatsResource> {
-    const [row] = await this.dataSource.query(STATS_SQL);
-    const byStatus = { pending: 0, running: 0, done: 0, failed: 0, cancelled: 0, ...row.by_status };
-    return {
-      byStatus,
-      oldestPendingAgeSeconds: row.oldest_pending_age_s === null ? null : Math.max(0, row.oldest_pending_age_s),
-      blockedGroups: row.blocked_groups,
-    };
+  /**
+   * Counts by status (some estimated on a large table, listed in `estimated`),
+   * pending split into due / scheduled / behind a head, the age of the oldest
+   * due action, blocked groups. See {@link readQueueStats}.
+   */
+  stats(): Promise<StatsResource> {
+    return readQueueStats((sql, values) => this.dataSource.query(sql, values));
   }
 
   private normalise(input: EnqueueInput, field: string) {

@@ -1,4 +1,4 @@
-import { Controller, Get, Param, UseInterceptors, UsePipes } from '@nestjs/common';
+import { Controller, Get, Param, Query, UseInterceptors, UsePipes } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { DatabaseUnavailableInterceptor } from '../http/database-unavailable.interceptor';
 import { JsonBodyInterceptor } from '../http/json-body.interceptor';
@@ -6,14 +6,38 @@ import { QueueValidationPipe } from '../http/validation.pipe';
 import { GroupResource } from './action.resource';
 import { ActionsService } from './actions.service';
 import { ErrorResponseDto, GroupResponseDto } from './dto/action-responses.dto';
+import { BlockedGroupsPageDto, DeepestGroupsDto, GroupTimelineDto } from './dto/admin-responses.dto';
+import { BlockedGroupsQuery, DeepestGroupsQuery, GroupTimelineQuery } from './dto/group-views.query';
+import { BlockedGroupsPage, DeepestGroupResource, GroupTimelineResource } from './group-views.resource';
+import { GroupViewsService } from './group-views.service';
 
-/** `GET /groups/:lockId`: a group's head and whether it is blocked. */
+/** `GET /groups/...`: a group's state, blocked and deepest groups, a group's timeline. */
 @ApiTags('groups')
 @UsePipes(QueueValidationPipe)
 @UseInterceptors(JsonBodyInterceptor, DatabaseUnavailableInterceptor)
 @Controller('groups')
 export class GroupsController {
-  constructor(private readonly actions: ActionsService) {}
+  constructor(
+    private readonly actions: ActionsService,
+    private readonly views: GroupViewsService,
+  ) {}
+
+  // The fixed paths come before ':lockId', which would otherwise take them.
+  @Get('blocked')
+  @ApiOperation({ summary: 'Blocked groups (head failed under `block`) with the failing head and its error, in lockId order' })
+  @ApiOkResponse({ type: BlockedGroupsPageDto })
+  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'limit or after is invalid; `message` names it' })
+  blocked(@Query() query: BlockedGroupsQuery): Promise<BlockedGroupsPage> {
+    return this.views.blocked(query);
+  }
+
+  @Get('deepest')
+  @ApiOperation({ summary: 'The groups with the most actions waiting or running, deepest first' })
+  @ApiOkResponse({ type: DeepestGroupsDto })
+  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'limit is invalid' })
+  deepest(@Query() query: DeepestGroupsQuery): Promise<{ items: DeepestGroupResource[] }> {
+    return this.views.deepest(query);
+  }
 
   @Get(':lockId')
   @ApiOperation({ summary: "A group's head, and whether it is blocked" })
@@ -22,5 +46,14 @@ export class GroupsController {
   @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'lockId is not a signed 64-bit integer' })
   get(@Param('lockId') lockId: string): Promise<GroupResource> {
     return this.actions.group(lockId);
+  }
+
+  @Get(':lockId/timeline')
+  @ApiOperation({ summary: "A group's most recent actions in id order, each with every attempt (retries, lease expiries, releases) and the running one" })
+  @ApiParam({ name: 'lockId', example: '26' })
+  @ApiOkResponse({ type: GroupTimelineDto })
+  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'lockId, limit or before is invalid; `message` names it' })
+  timeline(@Param('lockId') lockId: string, @Query() query: GroupTimelineQuery): Promise<GroupTimelineResource> {
+    return this.views.timeline(lockId, query);
   }
 }

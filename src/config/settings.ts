@@ -58,6 +58,15 @@ export class Settings {
   @IsBoolean()
   API_ENABLED = true;
 
+  /**
+   * Whether this instance serves the operators' dashboard at /ui. Only with
+   * API_ENABLED (a worker-only instance never serves it); the dashboard reads
+   * the REST API with the same API key.
+   */
+  @Transform(toBoolean)
+  @IsBoolean()
+  DASHBOARD_ENABLED = true;
+
   /** Actions one instance runs at once. */
   @Transform(toInteger)
   @IsInt()

@@ -1,11 +1,12 @@
 import { DataSourceOptions } from 'typeorm';
 import { Action } from '../actions/action.entity';
+import { ActionActivity, ActionActivityRollup } from '../actions/action-activity.entity';
 import { ActionAttempt } from '../actions/action-attempt.entity';
 import { ActionGroup } from '../actions/action-group.entity';
 import { MIGRATIONS } from './migrations';
 
 /** Every entity of the service. */
-export const ENTITIES = [Action, ActionAttempt, ActionGroup];
+export const ENTITIES = [Action, ActionAttempt, ActionGroup, ActionActivity, ActionActivityRollup];
 
 export { MIGRATIONS };
 

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Pool, QueryConfig } from 'pg';
 import { Counter, Gauge } from 'prom-client';
 import { ACTION_STATUSES } from '../vocabulary';
-import { STATS_SQL } from '../actions/sql/manage-actions.sql';
+import { QUEUE_STATS_COUNT_CAP, QUEUE_STATS_EXACT_MAX_BYTES, readQueueStats } from '../actions/queue-stats.reader';
 import { Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.token';
 import { PG_POOL } from '../database/pg-pool.provider';
@@ -12,15 +12,10 @@ import { MetricsRegistry } from './metrics.registry';
 /** Longest a scrape waits for the statistics query (ms); the gauges keep their last values after it. */
 const STATS_TIMEOUT_MS = 2_000;
 
-interface StatsRow {
-  by_status: Partial<Record<string, number>>;
-  oldest_pending_age_s: number | null;
-  blocked_groups: number;
-}
-
 /**
- * Queue-wide gauges, refreshed on each scrape with one cheap statement
- * (STATS_SQL, the same as `GET /stats`), plus this instance's worker slots.
+ * Queue-wide gauges, refreshed on each scrape with the figures of `GET /stats`
+ * (readQueueStats: partial indexes and statistics, never a scan of the finished
+ * history), plus this instance's worker slots.
  * Queue-wide values are the same on every instance: sum the counters across
  * instances (WorkerMetrics, EnqueueMetrics), not these gauges.
  */
@@ -41,11 +36,16 @@ export class QueueMetricsCollector {
     private readonly worker: WorkerService,
   ) {
     const registers = [metrics.registry];
-    this.depth = new Gauge({ name: 'actions_queue_depth', help: 'Actions in the table, by status.', labelNames: ['status'], registers });
+    this.depth = new Gauge({
+      name: 'actions_queue_depth',
+      help: `Actions in the table, by status. Over ${QUEUE_STATS_EXACT_MAX_BYTES / 2 ** 20} MB of table, done (and failed, cancelled beyond ${QUEUE_STATS_COUNT_CAP}) are PostgreSQL estimates.`,
+      labelNames: ['status'],
+      registers,
+    });
     this.blockedGroups = new Gauge({ name: 'actions_blocked_groups', help: 'Groups held by a failed action under the block policy.', registers });
     this.oldestPendingAge = new Gauge({
       name: 'actions_oldest_pending_age_seconds',
-      help: 'Age of the oldest pending action (0 when none).',
+      help: 'Seconds the oldest due, claimable action (a pending head with runAt passed) has waited since it became due (0 when none).',
       registers,
     });
     this.busySlots = new Gauge({ name: 'actions_worker_busy_slots', help: 'Attempts running in this instance now.', registers });
@@ -58,11 +58,12 @@ export class QueueMetricsCollector {
     this.busySlots.set(this.worker.busySlots);
     this.slots.set(this.worker.enabled ? this.settings.WORKER_CONCURRENCY : 0);
     try {
-      const { rows } = await this.pool.query<StatsRow>({ text: STATS_SQL, query_timeout: STATS_TIMEOUT_MS } as QueryConfig);
-      const row = rows[0];
-      for (const status of ACTION_STATUSES) this.depth.set({ status }, row.by_status[status] ?? 0);
-      this.blockedGroups.set(row.blocked_groups);
-      this.oldestPendingAge.set(row.oldest_pending_age_s ?? 0);
+      const stats = await readQueueStats(
+        async (text, values) => (await this.pool.query({ text, values, query_timeout: STATS_TIMEOUT_MS } as QueryConfig)).rows,
+      );
+      for (const status of ACTION_STATUSES) this.depth.set({ status }, stats.byStatus[status]);
+      this.blockedGroups.set(stats.blockedGroups);
+      this.oldestPendingAge.set(stats.oldestPendingAgeSeconds ?? 0);
     } catch (error) {
       this.scrapeErrors.inc();
       this.logger.warn(`Statistics query for /metrics failed: ${(error as Error).message}`);

@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import type { Pool } from 'pg';
 import { Settings } from '../config/settings';
 import { ActionHandlerHost } from '../handlers/action-handler.host';
@@ -40,6 +41,8 @@ const later = () => monotonicNow() + 60_000;
 const finished = (ids: string[], attempts: number[]) => ids.map((id, i) => ({ kind: 'finished', id, attempts: attempts[i] }));
 
 describe('AttemptFinisher', () => {
+  beforeAll(() => Logger.overrideLogger(false));
+
   it('writes the attempts that end in one turn of the event loop in one statement', async () => {
     const { pool, calls } = fakePool(finished);
     const { finisher } = finisherWith(pool);

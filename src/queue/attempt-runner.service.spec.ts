@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { Settings } from '../config/settings';
 import { ActionContext, QueuedAction } from '../handlers/action-context.interface';
 import { ActionHandlerHost } from '../handlers/action-handler.host';
@@ -46,6 +47,8 @@ const never = () => new Promise<never>(() => undefined);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('AttemptRunner', () => {
+  beforeAll(() => Logger.overrideLogger(false));
+
   it('stores what the handler returns as JSON', async () => {
     const run = await runnerWith(async () => ({ ok: 1 })).run(row(), new AbortController());
     expect(run).toMatchObject({ end: { kind: 'done', outcome: 'done', resultJson: '{"ok":1}' }, settledAtEnd: true });

@@ -27,6 +27,9 @@ export function presentedApiKey(req: Pick<Request, 'headers'>): string | undefin
   return typeof header === 'string' ? header : undefined;
 }
 
+/** Whether `path` is `prefix` or below it (`/ui`, `/ui/`, `/ui/assets/x.js`; not `/uix`). */
+const isUnder = (path: string, prefix: string): boolean => path === prefix || path.startsWith(`${prefix}/`);
+
 /**
  * Express middleware requiring the API key on every path except
  * {@link OPEN_PATHS}: the REST routes, `/metrics` and `/docs` alike. It runs
@@ -35,10 +38,14 @@ export function presentedApiKey(req: Pick<Request, 'headers'>): string | undefin
  * standard error body.
  *
  * @param apiKey the expected key (the API_KEY setting).
+ * @param staticPrefixes paths whose GET and HEAD requests pass without the key
+ *   because they serve only static files that hold no data (the dashboard at
+ *   `/ui`, whose page then sends the key with every API call it makes).
  */
-export function apiKeyMiddleware(apiKey: string) {
+export function apiKeyMiddleware(apiKey: string, staticPrefixes: string[] = []) {
   return (req: Request, res: Response, next: NextFunction): void => {
     if (OPEN_PATHS.includes(req.path.replace(/\/+$/, '') || '/')) return next();
+    if ((req.method === 'GET' || req.method === 'HEAD') && staticPrefixes.some((prefix) => isUnder(req.path, prefix))) return next();
     if (apiKeyMatches(apiKey, presentedApiKey(req))) return next();
     res
       .status(401)

@@ -2,6 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import helmet from 'helmet';
 import { Settings } from '../config/settings';
+import { DASHBOARD_PATH, dashboardServed } from '../dashboard/dashboard-assets';
 import { jsonBodyGuard } from '../http/json-body-guard.middleware';
 import { apiKeyMiddleware } from './api-key.middleware';
 
@@ -35,7 +36,8 @@ export function bodyParserErrorHandler(limitBytes: number) {
 /**
  * Installs the HTTP edge protections, in this order: security headers
  * (helmet), CORS only when CORS_ORIGINS is set, the API key when API_KEY is
- * set, then the JSON body parser limited to BODY_LIMIT_BYTES and its error
+ * set (but for the dashboard's static files at /ui, see apiKeyMiddleware),
+ * then the JSON body parser limited to BODY_LIMIT_BYTES and its error
  * handler. Call before `app.listen()` and before mounting Swagger.
  */
 export function applyHttpSecurity(app: INestApplication, settings: Settings): void {
@@ -44,7 +46,7 @@ export function applyHttpSecurity(app: INestApplication, settings: Settings): vo
     const origins = settings.CORS_ORIGINS.split(',').map((o) => o.trim());
     app.enableCors({ origin: origins.includes('*') ? '*' : origins, allowedHeaders: ['content-type', 'authorization', 'x-api-key'] });
   }
-  if (settings.API_KEY) app.use(apiKeyMiddleware(settings.API_KEY));
+  if (settings.API_KEY) app.use(apiKeyMiddleware(settings.API_KEY, dashboardServed(settings) ? [DASHBOARD_PATH] : []));
 }
 
 /** Installs the JSON body parser (BODY_LIMIT_BYTES), its 413/400 error handler, and the JSON body guard (415/400). */

@@ -155,11 +155,12 @@ describe('chaos: killed workers, cut connections', () => {
           await sleep(CFG.killEveryMs[0] + Math.random() * (CFG.killEveryMs[1] - CFG.killEveryMs[0]));
           if (stop) break;
           round++;
-          if (round === 2) {
+          // The cut, once it found connections to end (every worker may be restarting at that moment).
+          if (round >= 2 && cut === 0) {
             cut = await terminateBackends(db.name, `pid <> ${await backendPid(c)}`);
             continue;
           }
-          if (round === 3 && process.env.CHAOS_NO_BLACKHOLE !== '1') {
+          if (blackholed === 0 && process.env.CHAOS_NO_BLACKHOLE !== '1') {
             proxy.blackhole();
             await sleep(BLACKHOLE_MS);
             proxy.restore();

@@ -145,15 +145,49 @@ export class GroupResponseDto {
   blockedReason: string | null;
 }
 
+/** `pendingBreakdown` of `GET /stats`. */
+export class PendingBreakdownDto {
+  @ApiProperty({ example: 2, description: 'Pending heads whose runAt has passed: claimable now' })
+  due: number;
+
+  @ApiProperty({ example: 1, description: 'Pending heads whose runAt is in the future' })
+  scheduled: number;
+
+  @ApiProperty({ example: 12, description: 'Pending actions waiting for an earlier action of their group' })
+  behindHead: number;
+}
+
 /** `GET /stats`. */
 export class StatsResponseDto {
-  @ApiProperty({ example: { pending: 3, running: 1, done: 40, failed: 0, cancelled: 2 }, type: 'object', additionalProperties: { type: 'integer' } })
+  @ApiProperty({
+    example: { pending: 15, running: 1, done: 40, failed: 0, cancelled: 2 },
+    type: 'object',
+    additionalProperties: { type: 'integer' },
+    description:
+      "Actions by status. Exact while the actions table is at most 8 MB; beyond, `done` is PostgreSQL's estimate " +
+      '(its live row count minus the other statuses) and `failed` / `cancelled` are exact up to 10 000, then estimated. ' +
+      '`estimated` lists the statuses whose count is an estimate.',
+  })
   byStatus: Record<string, number>;
 
-  @ApiProperty({ example: 1.5, nullable: true, type: Number })
+  @ApiProperty({ enum: ACTION_STATUSES, isArray: true, example: [], description: 'Statuses whose count in `byStatus` is an estimate' })
+  estimated: string[];
+
+  @ApiProperty({ type: PendingBreakdownDto })
+  pendingBreakdown: PendingBreakdownDto;
+
+  @ApiProperty({
+    example: 1.5,
+    nullable: true,
+    type: Number,
+    description:
+      'Seconds the oldest due, claimable action (a pending group head, or an ungrouped pending action, with runAt passed) has waited ' +
+      'since it became due: now - max(runAt, createdAt). Scheduled actions (runAt in the future) and actions waiting behind their ' +
+      "group's head do not count. Null when no action is due.",
+  })
   oldestPendingAgeSeconds: number | null;
 
-  @ApiProperty({ example: 0 })
+  @ApiProperty({ example: 0, description: 'Groups held by a failed head under the `block` policy' })
   blockedGroups: number;
 }
 

@@ -89,10 +89,3 @@ export const SELECT_GROUP_SQL = `
 SELECT g.head_id::text AS head_id,
        (SELECT count(*)::int FROM actions a WHERE a.lock_id = g.lock_id AND a.holds_group AND a.status = 'pending') AS pending_count
 FROM action_groups g WHERE g.lock_id = $1::bigint`;
-
-/** Counts for `/stats`. */
-export const STATS_SQL = `
-SELECT
-  (SELECT coalesce(jsonb_object_agg(status, n), '{}'::jsonb) FROM (SELECT status, count(*)::int AS n FROM actions GROUP BY status) s) AS by_status,
-  (SELECT extract(epoch FROM now() - created_at)::float8 FROM actions WHERE status = 'pending' ORDER BY id LIMIT 1) AS oldest_pending_age_s,
-  (SELECT count(*)::int FROM actions WHERE holds_group AND status = 'failed' AND lock_id IS NOT NULL) AS blocked_groups`;

@@ -95,6 +95,40 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/groups/blocked': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Blocked groups (head failed under `block`) with the failing head and its error, in lockId order */
+    get: operations['GroupsController_blocked'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/groups/deepest': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The groups with the most actions waiting or running, deepest first */
+    get: operations['GroupsController_deepest'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/groups/{lockId}': {
     parameters: {
       query?: never;
@@ -112,6 +146,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/groups/{lockId}/timeline': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A group's most recent actions in id order, each with every attempt (retries, lease expiries, releases) and the running one */
+    get: operations['GroupsController_timeline'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/stats': {
     parameters: {
       query?: never;
@@ -119,8 +170,25 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Counts by status, oldest pending age, blocked groups */
+    /** Counts by status (exact, or labelled estimates on a large table), due versus scheduled, oldest due age, blocked groups */
     get: operations['StatsController_get'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/stats/activity': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Actions ended per second and enqueue-to-start latency, in 10-second buckets, over the last minutes */
+    get: operations['StatsController_activity'];
     put?: never;
     post?: never;
     delete?: never;
@@ -478,6 +546,85 @@ export interface components {
       quarantined: boolean;
       trace: components['schemas']['AttemptResponseDto'][];
     };
+    BlockedHeadDto: {
+      /** @example 41 */
+      id: string;
+      /** @example instance.delete */
+      type: string;
+      /** @example 5 */
+      attempts: number;
+      /** @example 5 */
+      maxAttempts: number;
+      /**
+       * @description The error of its last attempt
+       * @example cloud API answered 503
+       */
+      lastError: string | null;
+      /**
+       * Format: date-time
+       * @example 2025-01-01T12:00:00.000Z
+       */
+      createdAt: string;
+      /**
+       * Format: date-time
+       * @description When it failed (blocked since)
+       * @example 2025-01-01T12:00:09.000Z
+       */
+      failedAt: string | null;
+    };
+    BlockedGroupDto: {
+      /** @example 26 */
+      lockId: string;
+      head: components['schemas']['BlockedHeadDto'];
+      /**
+       * @description Actions of the group waiting behind the failed head
+       * @example 3
+       */
+      waiting: number;
+    };
+    BlockedGroupsPageDto: {
+      /** @description In lockId order */
+      items: components['schemas']['BlockedGroupDto'][];
+      /**
+       * @description Pass as `after` for the next page; null on the last page
+       * @example 26
+       */
+      nextCursor: string | null;
+    };
+    DeepGroupHeadDto: {
+      /** @example 101 */
+      id: string;
+      /** @example instance.update */
+      type: string;
+      /**
+       * @example running
+       * @enum {string}
+       */
+      status: 'pending' | 'running' | 'done' | 'failed' | 'cancelled';
+      /** @example 1 */
+      attempts: number;
+      /**
+       * Format: date-time
+       * @example 2025-01-01T12:00:00.000Z
+       */
+      runAt: string;
+      /** @example null */
+      lastError: string | null;
+    };
+    DeepestGroupDto: {
+      /** @example 26 */
+      lockId: string;
+      /**
+       * @description Actions holding the group: pending, running, or a failed head under `block`
+       * @example 1200
+       */
+      depth: number;
+      head: components['schemas']['DeepGroupHeadDto'] | null;
+    };
+    DeepestGroupsDto: {
+      /** @description Deepest first */
+      items: components['schemas']['DeepestGroupDto'][];
+    };
     GroupResponseDto: {
       /** @example 26 */
       lockId: string;
@@ -491,10 +638,104 @@ export interface components {
       /** @example null */
       blockedReason: string | null;
     };
+    CurrentAttemptDto: {
+      /**
+       * @description The attempt number (fencing token)
+       * @example 2
+       */
+      attempt: number;
+      /** @example host-1234-ab12 */
+      workerId: string;
+      /**
+       * Format: date-time
+       * @example 2025-01-01T12:00:01.000Z
+       */
+      startedAt: string;
+      /**
+       * Format: date-time
+       * @example 2025-01-01T12:00:31.000Z
+       */
+      leaseExpiresAt: string;
+    };
+    TimelineActionDto: {
+      /** @example 17 */
+      id: string;
+      /** @example instance.create */
+      type: string;
+      /**
+       * @example done
+       * @enum {string}
+       */
+      status: 'pending' | 'running' | 'done' | 'failed' | 'cancelled';
+      /** @example 1 */
+      attempts: number;
+      /** @example 5 */
+      maxAttempts: number;
+      /**
+       * @example block
+       * @enum {string}
+       */
+      onFailure: 'block' | 'skip';
+      /**
+       * Format: date-time
+       * @example 2025-01-01T12:00:00.000Z
+       */
+      runAt: string;
+      /**
+       * Format: date-time
+       * @example 2025-01-01T12:00:00.000Z
+       */
+      createdAt: string;
+      /**
+       * Format: date-time
+       * @example 2025-01-01T12:00:01.000Z
+       */
+      startedAt: string | null;
+      /**
+       * Format: date-time
+       * @example 2025-01-01T12:00:02.000Z
+       */
+      finishedAt: string | null;
+      /** @example null */
+      lastError: string | null;
+      /** @description Ended attempts, in attempt order (retries, lease expiries and releases included) */
+      trace: components['schemas']['AttemptResponseDto'][];
+      /** @description The running attempt, while the action runs */
+      current: components['schemas']['CurrentAttemptDto'] | null;
+    };
+    GroupTimelineDto: {
+      /** @example 26 */
+      lockId: string;
+      /** @description The group's most recent actions, in id order (the order they run in) */
+      actions: components['schemas']['TimelineActionDto'][];
+      /**
+       * @description Pass as `before` for older actions; null when there are none
+       * @example 12
+       */
+      nextBefore: string | null;
+    };
+    PendingBreakdownDto: {
+      /**
+       * @description Pending heads whose runAt has passed: claimable now
+       * @example 2
+       */
+      due: number;
+      /**
+       * @description Pending heads whose runAt is in the future
+       * @example 1
+       */
+      scheduled: number;
+      /**
+       * @description Pending actions waiting for an earlier action of their group
+       * @example 12
+       */
+      behindHead: number;
+    };
     StatsResponseDto: {
       /**
+       * @description Actions by status. Exact while the actions table is at most 8 MB; beyond, `done` is PostgreSQL's estimate (its live row count minus the other statuses) and `failed` / `cancelled` are exact up to 10 000, then estimated. `estimated` lists the statuses whose count is an estimate.
        * @example {
-       *       "pending": 3,
+       *       "pending": 15,
        *       "running": 1,
        *       "done": 40,
        *       "failed": 0,
@@ -504,10 +745,62 @@ export interface components {
       byStatus: {
         [key: string]: number;
       };
-      /** @example 1.5 */
+      /**
+       * @description Statuses whose count in `byStatus` is an estimate
+       * @example []
+       */
+      estimated: ('pending' | 'running' | 'done' | 'failed' | 'cancelled')[];
+      pendingBreakdown: components['schemas']['PendingBreakdownDto'];
+      /**
+       * @description Seconds the oldest due, claimable action (a pending group head, or an ungrouped pending action, with runAt passed) has waited since it became due: now - max(runAt, createdAt). Scheduled actions (runAt in the future) and actions waiting behind their group's head do not count. Null when no action is due.
+       * @example 1.5
+       */
       oldestPendingAgeSeconds: number | null;
-      /** @example 0 */
+      /**
+       * @description Groups held by a failed head under the `block` policy
+       * @example 0
+       */
       blockedGroups: number;
+    };
+    ActivityBucketDto: {
+      /**
+       * Format: date-time
+       * @example 2025-01-01T12:00:00.000Z
+       */
+      start: string;
+      /**
+       * @description Actions that ended done in the bucket
+       * @example 80
+       */
+      done: number;
+      /** @example 1 */
+      failed: number;
+      /** @example 0 */
+      cancelled: number;
+      /**
+       * @description (done + failed + cancelled) / bucketSeconds
+       * @example 8.1
+       */
+      endedPerSecond: number;
+      /**
+       * @description Mean enqueue-to-start latency (ms): from when the action became due (the later of createdAt and runAt) to its first start, over the ended actions that ran once from their due time
+       * @example 12.5
+       */
+      meanLatencyMs: number | null;
+      /** @example 40.2 */
+      maxLatencyMs: number | null;
+    };
+    ActivityDto: {
+      /** @example 10 */
+      bucketSeconds: number;
+      /**
+       * Format: date-time
+       * @description Endings stamped up to this instant are counted (about 5 s behind now); buckets end before it
+       * @example 2025-01-01T12:15:00.000Z
+       */
+      countedUpTo: string;
+      /** @description Oldest first, empty buckets included */
+      buckets: components['schemas']['ActivityBucketDto'][];
     };
   };
   responses: never;
@@ -884,6 +1177,100 @@ export interface operations {
       };
     };
   };
+  GroupsController_blocked: {
+    parameters: {
+      query?: {
+        limit?: number;
+        /** @description The last lockId of the previous page (`nextCursor`) */
+        after?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BlockedGroupsPageDto'];
+        };
+      };
+      /** @description limit or after is invalid; `message` names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Only when the API_KEY setting is present: the key is missing or wrong */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "statusCode": 401,
+           *       "message": "API key required: send Authorization: Bearer <key> or x-api-key: <key>",
+           *       "error": "Unauthorized"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
+  GroupsController_deepest: {
+    parameters: {
+      query?: {
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DeepestGroupsDto'];
+        };
+      };
+      /** @description limit is invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Only when the API_KEY setting is present: the key is missing or wrong */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "statusCode": 401,
+           *       "message": "API key required: send Authorization: Bearer <key> or x-api-key: <key>",
+           *       "error": "Unauthorized"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
   GroupsController_get: {
     parameters: {
       query?: never;
@@ -930,6 +1317,56 @@ export interface operations {
       };
     };
   };
+  GroupsController_timeline: {
+    parameters: {
+      query?: {
+        limit?: number;
+        /** @description Only actions with a smaller id: pass `nextBefore` of the previous answer */
+        before?: string;
+      };
+      header?: never;
+      path: {
+        lockId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['GroupTimelineDto'];
+        };
+      };
+      /** @description lockId, limit or before is invalid; `message` names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Only when the API_KEY setting is present: the key is missing or wrong */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "statusCode": 401,
+           *       "message": "API key required: send Authorization: Bearer <key> or x-api-key: <key>",
+           *       "error": "Unauthorized"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
   StatsController_get: {
     parameters: {
       query?: never;
@@ -945,6 +1382,52 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['StatsResponseDto'];
+        };
+      };
+      /** @description Only when the API_KEY setting is present: the key is missing or wrong */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "statusCode": 401,
+           *       "message": "API key required: send Authorization: Bearer <key> or x-api-key: <key>",
+           *       "error": "Unauthorized"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
+  StatsController_activity: {
+    parameters: {
+      query?: {
+        minutes?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ActivityDto'];
+        };
+      };
+      /** @description minutes is invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
         };
       };
       /** @description Only when the API_KEY setting is present: the key is missing or wrong */

@@ -1,0 +1,60 @@
+import type { ActionStatus, FailurePolicy } from '../vocabulary';
+import type { AttemptResource } from './action.resource';
+
+/** One blocked group (`GET /groups/blocked`): its failed head and how many actions wait behind it. */
+export interface BlockedGroupResource {
+  lockId: string;
+  /** The failed head. */
+  head: { id: string; type: string; attempts: number; maxAttempts: number; lastError: string | null; createdAt: string; failedAt: string | null };
+  /** Actions of the group waiting behind the head. */
+  waiting: number;
+}
+
+/** `GET /groups/blocked`: a page in lock id order. */
+export interface BlockedGroupsPage {
+  items: BlockedGroupResource[];
+  /** Pass as `after` for the next page; null on the last page. */
+  nextCursor: string | null;
+}
+
+/** One group of `GET /groups/deepest`. */
+export interface DeepestGroupResource {
+  lockId: string;
+  /** Actions holding the group: pending, running, or a failed head under `block`. */
+  depth: number;
+  head: { id: string; type: string; status: ActionStatus; attempts: number; runAt: string; lastError: string | null } | null;
+}
+
+/** The attempt a running action is in now (no trace row yet). */
+export interface CurrentAttemptResource {
+  attempt: number;
+  workerId: string;
+  startedAt: string;
+  leaseExpiresAt: string;
+}
+
+/** One action on a group's timeline, with every ended attempt and the running one. */
+export interface TimelineActionResource {
+  id: string;
+  type: string;
+  status: ActionStatus;
+  attempts: number;
+  maxAttempts: number;
+  onFailure: FailurePolicy;
+  runAt: string;
+  createdAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+  lastError: string | null;
+  trace: AttemptResource[];
+  current: CurrentAttemptResource | null;
+}
+
+/** `GET /groups/:lockId/timeline`. */
+export interface GroupTimelineResource {
+  lockId: string;
+  /** The group's most recent actions before `before`, in id order (execution order). */
+  actions: TimelineActionResource[];
+  /** Pass as `before` for older actions; null when there are none. */
+  nextBefore: string | null;
+}

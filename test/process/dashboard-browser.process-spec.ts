@@ -1,0 +1,234 @@
+import { INestApplication } from '@nestjs/common';
+import { existsSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Browser, chromium, Page } from 'playwright-core';
+import request from 'supertest';
+import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { startTestApp, waitFor } from '../support/test-app';
+
+/**
+ * The dashboard end to end, in Debian's headless Chromium driven by
+ * playwright-core: key prompt, live overview, blocked group retried from its
+ * button, the group timeline in id order, action and actions pages, charts,
+ * phone width. Screenshots go to DASHBOARD_SCREENSHOTS_DIR (default
+ * <tmpdir>/aq-dashboard-screenshots); the README's come from
+ * `DASHBOARD_SCREENSHOTS_DIR=docs npx jest test/dashboard-browser.spec.ts`.
+ */
+
+// Browser globals, used only inside page.evaluate() callbacks (this file compiles without the DOM library).
+declare const window: { innerWidth: number; stillThisPage?: boolean };
+declare const document: { documentElement: { scrollWidth: number }; activeElement: { textContent: string | null; id: string } | null };
+declare const sessionStorage: Record<string, string>;
+declare const localStorage: Record<string, string>;
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+/** No network but localhost here: without these Chromium keeps trying to reach Google's services. */
+const CHROMIUM_FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+const SHOTS = process.env.DASHBOARD_SCREENSHOTS_DIR ?? join(tmpdir(), 'aq-dashboard-screenshots');
+const KEY = 'browser-test-key-0123456789';
+
+describe('dashboard in headless Chromium', () => {
+  let db: TestDatabase;
+  let app: INestApplication;
+  let url: string;
+  let browser: Browser;
+  let page: Page;
+  const requestedUrls: string[] = [];
+  const problems: string[] = [];
+  const groupIds: string[] = [];
+
+  /** The REST API with the key, for the test's own writes. */
+  const api = () => ({
+    post: (path: string, body: object) => request(url).post(path).set('Authorization', `Bearer ${KEY}`).send(body),
+  });
+  const text = async (testId: string) => (await page.getByTestId(testId).textContent())?.trim() ?? '';
+  const waitForText = (testId: string, wanted: RegExp | string, timeoutMs = 20_000) =>
+    waitFor(
+      async () => {
+        const value = await page
+          .getByTestId(testId)
+          .textContent({ timeout: 1_000 })
+          .catch(() => null);
+        return value !== null && (typeof wanted === 'string' ? value.trim() === wanted : wanted.test(value));
+      },
+      timeoutMs,
+      100,
+    );
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM))
+      throw new Error(`${CHROMIUM} not found: install Debian's chromium (apt-get install -y chromium; .ci/run does it) or set CHROMIUM_PATH`);
+    mkdirSync(SHOTS, { recursive: true });
+    db = await createTestDatabase('dashboard_browser');
+    ({ app, url } = await startTestApp(db.url, { API_KEY: KEY, WORKER_CONCURRENCY: '4', WORKER_POLL_INTERVAL_MS: '200' }));
+    // playwright-core gives each launch a fresh, empty user data dir.
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_FLAGS });
+    page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+    page.setDefaultTimeout(15_000);
+    page.on('request', (r) => requestedUrls.push(r.url()));
+    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+    // A refused key shows as failed loads (401); anything else in the console is a fault (CSP refusals included).
+    page.on('console', (m) => {
+      if (m.type() === 'error' && !/status of 401/.test(m.text())) problems.push(`console: ${m.text()}`);
+    });
+    page.on('dialog', (d) => void d.accept());
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await app?.close();
+    await db?.drop();
+  });
+
+  it('asks for the API key, and a wrong key gets no data', async () => {
+    const statuses: number[] = [];
+    page.on('response', (r) => {
+      if (new URL(r.url()).pathname === '/stats') statuses.push(r.status());
+    });
+    await page.goto(`${url}/ui/`);
+    await page.getByLabel('API key', { exact: true }).fill('wrong-key-0123456789-nope');
+    await page.getByRole('button', { name: 'Use this key' }).click();
+    await page.getByTestId('key-rejected').waitFor();
+    expect(await page.getByTestId('status-counts').count()).toBe(0);
+    expect(await page.getByRole('link', { name: 'Groups' }).count()).toBe(0);
+    expect(statuses.length).toBeGreaterThanOrEqual(2);
+    expect(statuses.every((s) => s === 401)).toBe(true);
+    // The refused key is not kept.
+    expect(await page.evaluate(() => Object.values(sessionStorage))).toEqual([]);
+  });
+
+  it('shows the counts on the overview and follows them live, without reloading the page', async () => {
+    await page.getByLabel('API key', { exact: true }).fill(KEY);
+    await page.getByRole('button', { name: 'Use this key' }).click();
+    await waitForText('count-done', '0');
+    await page.evaluate(() => (window.stillThisPage = true));
+    // Group 501: a head that fails once (one attempt allowed, so it blocks), then four more; group 502: four that run.
+    const { body } = await api()
+      .post('/actions/batch', {
+        actions: [
+          { type: 'instance.delete', lockId: '501', payload: { durationMs: 100, failAttempts: 1 }, maxAttempts: 1 },
+          ...[1, 2, 3, 4].map((n) => ({ type: 'instance.update', lockId: '501', payload: { durationMs: 150, step: n } })),
+          ...[1, 2, 3, 4].map((n) => ({ type: 'instance.create', lockId: '502', payload: { durationMs: 50, step: n } })),
+        ],
+      })
+      .expect(201);
+    groupIds.push(...body.actions.slice(0, 5).map((a: { id: string }) => a.id));
+    await waitForText('count-done', '4');
+    await waitForText('count-blocked', '1');
+    expect(await text('count-failed')).toBe('1');
+    expect(await text('count-behind')).toBe('4');
+    expect(await text('oldest-due')).toBe('–'); // what waits is behind the blocked head, not due
+    expect(await page.evaluate(() => window.stillThisPage)).toBe(true);
+  });
+
+  it('opens the blocked group, retries its head from the button with the keyboard, and sees the group drain in id order', async () => {
+    await page.getByRole('link', { name: 'see blocked groups' }).click();
+    const row = page.locator('[data-testid=blocked-groups] tr[data-lock-id="501"]');
+    await row.waitFor();
+    expect(await row.textContent()).toContain('simulated failure of delete');
+    await row.getByRole('link', { name: '501' }).click();
+    await page.getByTestId('group-blocked').waitFor();
+    const retry = page.getByRole('button', { name: 'Retry head of group 501' });
+    await retry.focus();
+    await page.keyboard.press('Enter');
+    await page.getByTestId('group-empty').waitFor({ timeout: 20_000 });
+    await waitFor(async () => (await page.locator('[data-testid=timeline-table] tbody tr').count()) === 5 || null, 10_000);
+    const rows = await page.locator('[data-testid=timeline-table] tbody tr').evaluateAll((trs) =>
+      trs.map((tr) => ({
+        id: tr.getAttribute('data-action-id')!,
+        startedAt: tr.getAttribute('data-started-at')!,
+        finishedAt: tr.getAttribute('data-finished-at')!,
+        text: tr.textContent ?? '',
+      })),
+    );
+    expect(rows.map((r) => r.id)).toEqual(groupIds);
+    for (const r of rows) expect(r.text).toContain('done');
+    expect(rows[0].text).toMatch(/1:\s*error.*2:\s*done/);
+    // One at a time, in id order: each action started after the previous one finished.
+    for (let i = 1; i < rows.length; i++) expect(Date.parse(rows[i].startedAt)).toBeGreaterThanOrEqual(Date.parse(rows[i - 1].finishedAt));
+    await page.screenshot({ path: join(SHOTS, 'dashboard-group-timeline.png'), fullPage: true });
+  });
+
+  it('shows an action with its payload and attempt trace, and the filtered list of actions', async () => {
+    await page.getByRole('link', { name: `#${groupIds[0]}` }).click();
+    await page.getByTestId('action-trace').waitFor();
+    expect(await text('action-payload')).toContain('"failAttempts": 1');
+    const outcomes = await page.locator('[data-testid=action-trace] tbody tr').allTextContents();
+    expect(outcomes).toHaveLength(2);
+    expect(outcomes[0]).toContain('error');
+    expect(outcomes[1]).toContain('done');
+    expect(await page.getByRole('button', { name: /Retry|Cancel/ }).count()).toBe(0); // done: nothing to do
+
+    await page.getByRole('link', { name: 'Actions', exact: true }).first().click();
+    await page.getByLabel('lockId').fill('502');
+    await page.getByLabel('Status').selectOption('done');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await waitFor(async () => (await page.locator('[data-testid=actions-table] tbody tr').count()) === 4 || null, 10_000);
+    for (const line of await page.locator('[data-testid=actions-table] tbody tr').allTextContents()) expect(line).toMatch(/502.*done/);
+  });
+
+  it('charts the last 15 minutes on the overview and stays usable at phone width', async () => {
+    await page.getByRole('link', { name: 'Overview' }).click();
+    // A trickle of work while the charts catch up (endings are counted once 5 s old, in 10-second buckets).
+    const trickle = setInterval(() => {
+      // supertest sends on then(); errors show up as a missing count below.
+      void api()
+        .post('/actions/batch', {
+          actions: Array.from({ length: 8 }, (_, i) => ({ type: 'instance.update', lockId: String(600 + (i % 4)), payload: { durationMs: 20 + 10 * i } })),
+        })
+        .then(
+          () => undefined,
+          () => undefined,
+        );
+    }, 1_000);
+    try {
+      await waitForText('ended-15min', /^([2-9]\d|\d{3,}) actions ended/, 45_000);
+    } finally {
+      clearInterval(trickle);
+    }
+    await page.screenshot({ path: join(SHOTS, 'dashboard-overview.png'), fullPage: true });
+
+    await page.setViewportSize({ width: 390, height: 844 });
+    for (const route of ['#/', '#/groups', '#/groups/501', '#/actions']) {
+      await page.goto(`${url}/ui/${route}`);
+      await page.locator('main h2').first().waitFor();
+      // Charts follow the new width on their next frame: allow the layout a moment to settle.
+      let overflow = -1;
+      await waitFor(async () => (overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)) === 0, 3_000, 100).catch(
+        () => undefined,
+      );
+      expect(`${route}: ${overflow}`).toBe(`${route}: 0`);
+    }
+    await page.goto(`${url}/ui/#/`);
+    await page.reload();
+    await page.getByTestId('count-done').waitFor();
+    await page.screenshot({ path: join(SHOTS, 'dashboard-overview-phone.png'), fullPage: true });
+    // Keyboard: the first Tab reaches the skip link, which moves the focus to the page.
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
+    await page.keyboard.press('Enter');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('main');
+    await page.setViewportSize({ width: 1280, height: 860 });
+  });
+
+  it('never puts the key in a URL, keeps it for the tab only, and forgets it on request', async () => {
+    expect(requestedUrls.length).toBeGreaterThan(20);
+    expect(requestedUrls.filter((u) => u.includes(KEY))).toEqual([]);
+    expect(page.url()).not.toContain(KEY);
+    expect(await page.evaluate(() => Object.values(sessionStorage))).toEqual([KEY]);
+    expect(await page.evaluate(() => Object.values(localStorage))).toEqual([]);
+    expect((await page.context().cookies()).length).toBe(0);
+    await page.getByRole('button', { name: 'Forget key' }).click();
+    await page.getByLabel('API key', { exact: true }).waitFor();
+    expect(await page.evaluate(() => Object.values(sessionStorage))).toEqual([]);
+    expect(problems).toEqual([]);
+  });
+});

@@ -1,0 +1,69 @@
+import request from 'supertest';
+import { DASHBOARD_CSP } from '../../src/dashboard/dashboard-assets';
+import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { startTestApp } from '../support/test-app';
+
+const KEY = 'dashboard-key-0123456789';
+
+describe('dashboard: served at /ui by the API instances', () => {
+  let db: TestDatabase;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('dashboard_serving');
+  });
+  afterAll(async () => {
+    await db?.drop();
+  });
+
+  it('serves the built page and its files without the key, with a strict CSP, while every data route still needs the key', async () => {
+    const { app, url } = await startTestApp(db.url, { API_KEY: KEY, WORKER_ENABLED: 'false' });
+    try {
+      await request(url).get('/ui').expect(301).expect('Location', '/ui/');
+      const page = await request(url)
+        .get('/ui/')
+        .expect(200)
+        .expect('Content-Type', /text\/html/);
+      expect(page.headers['content-security-policy']).toBe(DASHBOARD_CSP);
+      expect(page.headers['cache-control']).toBe('no-cache');
+      // Everything the page loads comes from the service itself (no CDN).
+      const assets = [...page.text.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]);
+      expect(assets.length).toBeGreaterThanOrEqual(2);
+      for (const asset of assets) {
+        expect(asset).toMatch(/^\.\/assets\//);
+        const file = await request(url)
+          .get(`/ui/${asset.slice(2)}`)
+          .expect(200);
+        expect(file.headers['cache-control']).toContain('immutable');
+      }
+      // A deep link (hash routes never reach the server, but a reload of /ui/anything still gets the page).
+      await request(url)
+        .get('/ui/groups/26')
+        .expect(200)
+        .expect('Content-Type', /text\/html/);
+      // Data needs the key, as before; so does anything that only looks like /ui.
+      await request(url).get('/stats').expect(401);
+      await request(url).get('/groups/blocked').expect(401);
+      await request(url).get('/stats/activity').expect(401);
+      await request(url).get('/uix').expect(401);
+      await request(url).post('/ui/').expect(401);
+      await request(url).get('/groups/blocked').set('Authorization', `Bearer ${KEY}`).expect(200);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('is off with DASHBOARD_ENABLED=false and in worker-only instances (API_ENABLED=false)', async () => {
+    const roles: Record<string, string>[] = [{ DASHBOARD_ENABLED: 'false' }, { API_ENABLED: 'false' }];
+    for (const env of roles) {
+      const { app, url } = await startTestApp(db.url, { ...env, WORKER_ENABLED: env.API_ENABLED === 'false' ? 'true' : 'false', API_KEY: KEY });
+      try {
+        const res = await request(url).get('/ui/').set('x-api-key', KEY);
+        expect(`${JSON.stringify(env)} ${res.status}`).toBe(`${JSON.stringify(env)} 404`);
+        // Without the dashboard nothing under /ui is public.
+        await request(url).get('/ui/').expect(401);
+      } finally {
+        await app.close();
+      }
+    }
+  });
+});

@@ -1,0 +1,23 @@
+/*
+ * The shapes the dashboard reads, taken from the service's own resource types
+ * (type-only imports: nothing of the server is bundled), so a change of the
+ * REST API that the dashboard does not follow fails `npm run build`.
+ */
+import type { ActionResource } from '../../src/actions/action.resource';
+
+export type { ActionResource, AttemptResource, GroupResource, StatsResource } from '../../src/actions/action.resource';
+export type { ActivityBucketResource, ActivityResource } from '../../src/actions/activity.resource';
+export type {
+  BlockedGroupResource,
+  BlockedGroupsPage,
+  DeepestGroupResource,
+  GroupTimelineResource,
+  TimelineActionResource,
+} from '../../src/actions/group-views.resource';
+export type { ActionStatus, AttemptOutcome } from '../../src/vocabulary';
+
+/** `GET /actions` (the controller returns it without a named type). */
+export interface ActionsPage {
+  items: ActionResource[];
+  nextCursor: string | null;
+}

@@ -1,0 +1,42 @@
+/** Formatting shared by the pages. */
+
+const numberFormat = new Intl.NumberFormat('en');
+
+/** 1234567 → "1,234,567"; an estimate gets "≈". */
+export function formatCount(n: number, estimated = false): string {
+  return `${estimated ? '≈' : ''}${numberFormat.format(n)}`;
+}
+
+/** Seconds → "850 ms", "12.3 s", "4 min 5 s", "2 h 3 min". */
+export function formatSeconds(seconds: number | null | undefined): string {
+  if (seconds === null || seconds === undefined) return '–';
+  if (seconds < 1) return `${Math.round(seconds * 1000)} ms`;
+  if (seconds < 60) return `${seconds.toFixed(1)} s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min ${Math.floor(seconds % 60)} s`;
+  return `${Math.floor(seconds / 3600)} h ${Math.floor((seconds % 3600) / 60)} min`;
+}
+
+/** Milliseconds between two ISO instants, formatted; "–" when one is missing. */
+export function formatSpan(from: string | null, to: string | null): string {
+  if (!from || !to) return '–';
+  return formatSeconds((Date.parse(to) - Date.parse(from)) / 1000);
+}
+
+/** ISO instant → local "2025-01-01 12:00:01.234" (milliseconds matter for order). */
+export function formatInstant(iso: string | null | undefined): string {
+  if (!iso) return '–';
+  const d = new Date(iso);
+  const pad = (n: number, w = 2) => String(n).padStart(w, '0');
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}.${pad(d.getMilliseconds(), 3)}`;
+}
+
+/** Epoch ms → local "12:00:05" for chart axes ("12:00:05.250" with `millis`). */
+export function formatClock(ms: number, millis = false): string {
+  const text = new Date(ms).toLocaleTimeString('en-GB', { hour12: false });
+  return millis ? `${text}.${String(new Date(ms).getMilliseconds()).padStart(3, '0')}` : text;
+}
+
+/** Any JSON value, indented, for <pre>. */
+export function formatJson(value: unknown): string {
+  return value === undefined ? '' : JSON.stringify(value, null, 2);
+}

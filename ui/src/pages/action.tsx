@@ -1,0 +1,132 @@
+import { Link } from 'wouter-preact';
+import { apiGet } from '../api';
+import type { ActionResource, AttemptResource } from '../api-types';
+import { ActionButtons } from '../components/action-buttons';
+import { ErrorNotice } from '../components/error-notice';
+import { StatusBadge } from '../components/status-badge';
+import { formatInstant, formatJson, formatSpan } from '../format';
+import { usePoll } from '../use-poll';
+
+const REFRESH_MS = 3_000;
+
+/** One action: its fields, payload, result, error and attempt trace, with cancel and retry where allowed. */
+export function ActionPage({ id }: { id: string }) {
+  const action = usePoll((signal) => apiGet<ActionResource & { trace: AttemptResource[] }>(`/actions/${encodeURIComponent(id)}`, signal), REFRESH_MS, [id]);
+  const a = action.data;
+  return (
+    <section aria-labelledby="action-title">
+      <nav aria-label="breadcrumb">
+        <ul>
+          <li>
+            <Link href="/actions">Actions</Link>
+          </li>
+          <li>#{id}</li>
+        </ul>
+      </nav>
+      <h2 id="action-title">Action #{id}</h2>
+      <ErrorNotice error={action.error} />
+      {a && (
+        <>
+          <p>
+            <StatusBadge value={a.status} /> <ActionButtons id={a.id} status={a.status} onDone={action.reload} />
+          </p>
+          <div class="overflow-auto">
+            <table data-testid="action-fields">
+              <tbody>
+                <tr>
+                  <th scope="row">type</th>
+                  <td>{a.type}</td>
+                </tr>
+                <tr>
+                  <th scope="row">group</th>
+                  <td>{a.lockId === null ? 'none' : <Link href={`/groups/${a.lockId}`}>{a.lockId}</Link>}</td>
+                </tr>
+                <tr>
+                  <th scope="row">attempts</th>
+                  <td>
+                    {a.attempts} of {a.maxAttempts} (on failure: {a.onFailure})
+                  </td>
+                </tr>
+                <tr>
+                  <th scope="row">created</th>
+                  <td>{formatInstant(a.createdAt)}</td>
+                </tr>
+                <tr>
+                  <th scope="row">run at</th>
+                  <td>{formatInstant(a.runAt)}</td>
+                </tr>
+                <tr>
+                  <th scope="row">started</th>
+                  <td>{formatInstant(a.startedAt)}</td>
+                </tr>
+                <tr>
+                  <th scope="row">finished</th>
+                  <td>{formatInstant(a.finishedAt)}</td>
+                </tr>
+                {a.idempotencyKey && (
+                  <tr>
+                    <th scope="row">idempotency key</th>
+                    <td>{a.idempotencyKey}</td>
+                  </tr>
+                )}
+                {a.retryOf && (
+                  <tr>
+                    <th scope="row">retry of</th>
+                    <td>
+                      <Link href={`/actions/${a.retryOf}`}>#{a.retryOf}</Link>
+                    </td>
+                  </tr>
+                )}
+              </tbody>
+            </table>
+          </div>
+          {a.lastError && (
+            <>
+              <h3>Last error</h3>
+              <pre class="error-text" data-testid="action-error">
+                {a.lastError}
+              </pre>
+            </>
+          )}
+          <h3>Payload</h3>
+          <pre data-testid="action-payload">{formatJson(a.payload)}</pre>
+          <h3>Result</h3>
+          <pre>{a.result === null ? '–' : formatJson(a.result)}</pre>
+          <h3>Attempts</h3>
+          {a.trace.length === 0 ? (
+            <p>No attempt has ended yet.</p>
+          ) : (
+            <div class="overflow-auto">
+              <table class="striped" data-testid="action-trace">
+                <thead>
+                  <tr>
+                    <th scope="col">attempt</th>
+                    <th scope="col">outcome</th>
+                    <th scope="col">worker</th>
+                    <th scope="col">started</th>
+                    <th scope="col">took</th>
+                    <th scope="col">error</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {a.trace.map((t) => (
+                    <tr key={t.attempt}>
+                      <td>{t.attempt}</td>
+                      <td>
+                        <StatusBadge value={t.outcome} />
+                      </td>
+                      <td class="nowrap">{t.workerId}</td>
+                      <td class="nowrap">{formatInstant(t.startedAt)}</td>
+                      <td>{formatSpan(t.startedAt, t.finishedAt)}</td>
+                      <td class="error-text">{t.error ?? ''}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+        </>
+      )}
+    </section>
+  );
+}
