@@ -1,5 +1,4 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { ConfigModule } from '@nestjs/config';
 import { ScheduleModule } from '@nestjs/schedule';
 import { DataSource, EntityManager } from 'typeorm';
 import { ActionQueueModule } from './action-queue/action-queue.module';
@@ -21,7 +20,7 @@ export interface AppModuleOptions {
  * The root module of the service (the service starter's): the queue module
  * with every setting from the environment and all its routes (the action
  * routes unless API_ENABLED=false; health and metrics always), plus what a
- * whole service owns: structured logging, configuration, the scheduler, and
+ * whole service owns: structured logging, the scheduler, and
  * the queue's DataSource as the app's (TypeORM's `DataSource` and
  * `EntityManager` tokens), as when the service opened it through TypeOrmModule.
  */
@@ -33,7 +32,6 @@ export class AppModule {
       module: AppModule,
       global: true,
       imports: [
-        ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, load: [() => ({ settings })] }),
         LoggingModule.forRoot(settings),
         ScheduleModule.forRoot(),
         ActionQueueModule.forRoot({

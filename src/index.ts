@@ -13,8 +13,8 @@
 
 // The module and its options.
 export { ActionQueueModule } from './action-queue/action-queue.module';
+export type { ActionQueueDatabaseOptions } from './database/queue-database-config';
 export type {
-  ActionQueueDatabaseOptions,
   ActionQueueModuleAsyncOptions,
   ActionQueueModuleOptions,
   ActionQueueModuleRootOptions,

@@ -1,36 +1,6 @@
 import type { DynamicModule, FactoryProvider } from '@nestjs/common';
-import type { DataSource } from 'typeorm';
 import type { Settings } from '../config/settings';
-
-/**
- * The database of the queue: either the app's own TypeORM `DataSource`
- * (PostgreSQL), shared with the queue, or a URL for a pool the module opens
- * and closes itself.
- * @publicApi
- */
-export type ActionQueueDatabaseOptions =
-  | {
-      /**
-       * An existing PostgreSQL `DataSource` of the app (initialised by the
-       * module when it is not yet). Its pool runs the queue's statements; the
-       * module never closes it. Enqueueing inside its transactions makes an
-       * action atomic with the app's own writes.
-       */
-      dataSource: DataSource;
-      /**
-       * URL for the queue's few dedicated connections (LISTEN, heartbeat,
-       * watchdog). Default: built from the DataSource's options (`url`, or
-       * host, port, username, password, database). Give it when those cannot
-       * express the connection (TLS certificates, a socket path).
-       */
-      url?: string;
-    }
-  | {
-      /** `postgres://` or `postgresql://` URL of the database the module connects to (its own pool, closed at shutdown). */
-      url: string;
-      /** Connections in the module's pool, 2..500. Default 10. */
-      poolSize?: number;
-    };
+import type { ActionQueueDatabaseOptions } from '../database/queue-database-config';
 
 /**
  * Which REST routes the module mounts, and under which path. They carry their

@@ -2,7 +2,7 @@ import { DynamicModule, Type } from '@nestjs/common';
 import { RouterModule, Routes } from '@nestjs/core';
 import { ActionsHttpModule } from '../actions/actions-http.module';
 import { HealthModule } from '../health/health.module';
-import { MetricsHttpModule } from '../metrics/metrics-http.module';
+import { MetricsEndpointModule } from '../metrics-endpoint/metrics-endpoint.module';
 import { ActionQueueRoutesOptions } from './action-queue-options.interface';
 
 /** The `routes` option with every field filled in. */
@@ -32,7 +32,7 @@ export function routeModules(routes: ResolvedRoutes | null): Array<Type<unknown>
   const modules: Type<unknown>[] = [
     ...(routes.actions ? [ActionsHttpModule] : []),
     ...(routes.health ? [HealthModule] : []),
-    ...(routes.metrics ? [MetricsHttpModule] : []),
+    ...(routes.metrics ? [MetricsEndpointModule] : []),
   ];
   if (!routes.prefix || modules.length === 0) return modules;
   const tree: Routes = modules.map((module) => ({ path: routes.prefix, module }));

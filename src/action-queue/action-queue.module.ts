@@ -3,6 +3,7 @@ import { ActionsModule } from '../actions/actions.module';
 import { Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.token';
 import { DatabaseModule } from '../database/database.module';
+import { QUEUE_DATABASE_CONFIG, QueueDatabaseConfig } from '../database/queue-database-config';
 import { MetricsModule } from '../metrics/metrics.module';
 import { QueueModule } from '../queue/queue.module';
 import { defaultWorkerId } from '../queue/worker-id';
@@ -88,6 +89,14 @@ export class ActionQueueModule {
         optionsProvider,
         { provide: SETTINGS, inject: [ACTION_QUEUE_OPTIONS], useFactory: (options: ActionQueueModuleOptions) => settingsFromOptions(options, routes) },
         { provide: WORKER_ID, inject: [SETTINGS], useFactory: (settings: Settings) => settings.WORKER_ID ?? defaultWorkerId() },
+        {
+          provide: QUEUE_DATABASE_CONFIG,
+          inject: [ACTION_QUEUE_OPTIONS],
+          useFactory: (options: ActionQueueModuleOptions): QueueDatabaseConfig => ({
+            database: options.database,
+            runMigrations: options.runMigrations !== false,
+          }),
+        },
       ],
       exports: [ACTION_QUEUE_OPTIONS, SETTINGS, WORKER_ID, ActionsModule],
     };

@@ -12,8 +12,9 @@ const toInteger = ({ value }: { value: unknown }): unknown => (typeof value === 
 
 /**
  * Every setting of the service, read from the environment and validated once at
- * start-up. The app (through @nestjs/config) and `ormconfig.ts` both use
- * {@link loadSettings}, so there is one source of truth.
+ * start-up (class-validator). The service (its SETTINGS provider) and
+ * `ormconfig.ts` both use {@link loadSettings}, so there is one source of truth;
+ * the embedded module fills the same class from its options.
  *
  * Units are in the names: `_MS` is milliseconds, `_DAYS` days, `_BYTES` bytes.
  */

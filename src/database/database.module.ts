@@ -1,17 +1,16 @@
 import { Global, Module } from '@nestjs/common';
-import { ACTION_QUEUE_OPTIONS } from '../action-queue/action-queue.constants';
-import type { ActionQueueModuleOptions } from '../action-queue/action-queue-options.interface';
 import { Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.token';
 import { DATABASE_URL } from './database-url.token';
 import { MigrationsService } from './migrations.service';
 import { PG_POOL, pgPoolProvider } from './pg-pool.provider';
 import { openQueueDatabase, QUEUE_DATABASE, QueueDatabase } from './queue-database';
+import { QUEUE_DATABASE_CONFIG, QueueDatabaseConfig } from './queue-database-config';
 import { QueueDatabaseCloser } from './queue-database.closer';
 import { QUEUE_DATA_SOURCE } from './queue-data-source.token';
 
 /**
- * The queue's database, from the `database` module option: the DataSource
+ * The queue's database, from QUEUE_DATABASE_CONFIG: the DataSource
  * (QUEUE_DATA_SOURCE), its raw pg pool (PG_POOL), the URL for dedicated
  * connections (DATABASE_URL), and migrations on start-up.
  */
@@ -20,8 +19,8 @@ import { QUEUE_DATA_SOURCE } from './queue-data-source.token';
   providers: [
     {
       provide: QUEUE_DATABASE,
-      inject: [ACTION_QUEUE_OPTIONS, SETTINGS],
-      useFactory: (options: ActionQueueModuleOptions, settings: Settings) => openQueueDatabase(options.database, settings.DB_POOL_SIZE),
+      inject: [QUEUE_DATABASE_CONFIG, SETTINGS],
+      useFactory: (config: QueueDatabaseConfig, settings: Settings) => openQueueDatabase(config.database, settings.DB_POOL_SIZE),
     },
     { provide: QUEUE_DATA_SOURCE, inject: [QUEUE_DATABASE], useFactory: (database: QueueDatabase) => database.dataSource },
     { provide: DATABASE_URL, inject: [QUEUE_DATABASE], useFactory: (database: QueueDatabase) => database.url },

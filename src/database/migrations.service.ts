@@ -1,9 +1,8 @@
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { ACTION_QUEUE_OPTIONS } from '../action-queue/action-queue.constants';
-import type { ActionQueueModuleOptions } from '../action-queue/action-queue-options.interface';
 import { MIGRATIONS, MIGRATIONS_TABLE } from './data-source-options';
 import { QUEUE_DATABASE, QueueDatabase } from './queue-database';
+import { QUEUE_DATABASE_CONFIG, QueueDatabaseConfig } from './queue-database-config';
 
 /** Advisory lock key that serialises migrations across instances starting together. */
 const MIGRATION_LOCK_KEY = 7_461_625_001;
@@ -25,11 +24,11 @@ export class MigrationsService implements OnModuleInit {
 
   constructor(
     @Inject(QUEUE_DATABASE) private readonly database: QueueDatabase,
-    @Inject(ACTION_QUEUE_OPTIONS) private readonly options: ActionQueueModuleOptions,
+    @Inject(QUEUE_DATABASE_CONFIG) private readonly config: QueueDatabaseConfig,
   ) {}
 
   async onModuleInit(): Promise<void> {
-    if (this.options.runMigrations === false) {
+    if (!this.config.runMigrations) {
       const pending = await this.pending();
       if (pending.length > 0) {
         throw new Error(`The action queue's migrations ${pending.join(', ')} are not applied; start once with runMigrations: true`);

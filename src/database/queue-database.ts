@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { PostgresConnectionOptions } from 'typeorm/driver/postgres/PostgresConnectionOptions';
-import type { ActionQueueDatabaseOptions } from '../action-queue/action-queue-options.interface';
+import type { ActionQueueDatabaseOptions } from './queue-database-config';
 import { buildDataSourceOptions } from './data-source-options';
 
 /** DI token of the {@link QueueDatabase} in use. */

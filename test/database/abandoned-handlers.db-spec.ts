@@ -6,9 +6,9 @@ import { Client } from 'pg';
 import request from 'supertest';
 import { MisbehavingHandlersModule } from '../fixtures/misbehaving-handlers';
 import { readExecutions } from '../support/execution-log';
-import { connect, sleep } from '../support/failure-helpers';
+import { sleep } from '../support/failure-helpers';
 import { startTestApp, waitFor } from '../support/test-app';
-import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { withTestDatabase } from '../support';
 
 /**
  * Issue 9 A2 and A3: a handler that ignores its signal must not keep its
@@ -16,15 +16,14 @@ import { createTestDatabase, TestDatabase } from '../support/test-database';
  * may let the next action of its group start while it may still run.
  */
 describe('handlers that ignore their signal, and running actions changed from outside', () => {
-  let db: TestDatabase;
+  const db = withTestDatabase('abandoned');
   let c: Client;
   let app: INestApplication | null = null;
   const execLog = join(mkdtempSync(join(tmpdir(), 'aq-abandoned-')), 'exec.log');
 
   beforeAll(async () => {
     process.env.EXEC_LOG = execLog;
-    db = await createTestDatabase('abandoned');
-    c = await connect(db.url);
+    c = await db.connect();
   });
   afterEach(async () => {
     await app?.close();
@@ -32,8 +31,6 @@ describe('handlers that ignore their signal, and running actions changed from ou
   });
   afterAll(async () => {
     delete process.env.EXEC_LOG;
-    await c?.end();
-    await db?.drop();
   });
 
   const start = async (env: Record<string, string>) => {

@@ -2,9 +2,8 @@ import { INestApplication } from '@nestjs/common';
 import { Client } from 'pg';
 import request from 'supertest';
 import { MisbehavingHandlersModule } from '../fixtures/misbehaving-handlers';
-import { connect } from '../support/failure-helpers';
 import { startTestApp, waitFor } from '../support/test-app';
-import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { withTestDatabase } from '../support';
 
 /**
  * Issue 9 B4: the number of attempts the API shows is the number enforced (a
@@ -13,21 +12,16 @@ import { createTestDatabase, TestDatabase } from '../support/test-database';
  * by its handler options and fails its first `failAttempts` attempts.
  */
 describe('attempt budget', () => {
-  let db: TestDatabase;
+  const db = withTestDatabase('budget');
   let c: Client;
   let app: INestApplication | null = null;
 
   beforeAll(async () => {
-    db = await createTestDatabase('budget');
-    c = await connect(db.url);
+    c = await db.connect();
   });
   afterEach(async () => {
     await app?.close();
     app = null;
-  });
-  afterAll(async () => {
-    await c?.end();
-    await db?.drop();
   });
 
   const start = async (env: Record<string, string> = {}) => {

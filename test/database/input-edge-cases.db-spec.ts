@@ -2,8 +2,7 @@ import { BadRequestException, INestApplication } from '@nestjs/common';
 import { Client } from 'pg';
 import request from 'supertest';
 import { ActionsService } from '../../src/actions/actions.service';
-import { createTestDatabase, TestDatabase } from '../support/test-database';
-import { startTestApp } from '../support/test-app';
+import { withTestApp } from '../support';
 
 /**
  * Input that looks alike but is not: a `runAt` without a UTC offset (whose
@@ -12,7 +11,6 @@ import { startTestApp } from '../support/test-app';
  * Through the REST API, a batch item, and in-process `ActionsService` calls.
  */
 describe('input edge cases: runAt offsets and NUL look-alikes', () => {
-  let db: TestDatabase;
   let app: INestApplication;
   let url: string;
   let sql: Client;
@@ -37,17 +35,8 @@ describe('input edge cases: runAt offsets and NUL look-alikes', () => {
     return JSON.stringify((error as BadRequestException).getResponse());
   };
 
-  beforeAll(async () => {
-    db = await createTestDatabase('inputedge');
-    ({ app, url } = await startTestApp(db.url, { WORKER_ENABLED: 'false' }));
-    sql = new Client({ connectionString: db.url });
-    await sql.connect();
-  });
-  afterAll(async () => {
-    await sql?.end();
-    await app?.close();
-    await db?.drop();
-  });
+  const t = withTestApp('inputedge', { env: { WORKER_ENABLED: 'false' } });
+  beforeAll(() => ({ app, url, pg: sql } = t));
 
   describe('runAt must carry Z or a UTC offset', () => {
     it.each([

@@ -5,8 +5,7 @@ import { loadSettings } from '../../src/config/settings';
 import { RetentionService } from '../../src/retention/retention.service';
 import { DELETE_EMPTY_GROUPS_SQL, LOCK_EMPTY_GROUPS_SQL } from '../../src/retention/sql/delete-empty-groups.sql';
 import { checkTrace, formatTraceReport } from '../../src/testing/trace-checker';
-import { createTestDatabase, TestDatabase } from '../support/test-database';
-import { startTestApp, waitFor } from '../support/test-app';
+import { startTestApp, waitFor, withTestApp } from '../support';
 
 /**
  * What retention must not forget (the idempotency window) and what it must not
@@ -14,22 +13,12 @@ import { startTestApp, waitFor } from '../support/test-app';
  * runs without a worker, so retention runs only when a test calls it.
  */
 describe('retention: idempotency window and empty groups', () => {
-  let db: TestDatabase;
   let app: INestApplication;
   let url: string;
   let sql: Client;
 
-  beforeAll(async () => {
-    db = await createTestDatabase('retwin');
-    ({ app, url } = await startTestApp(db.url, { WORKER_ENABLED: 'false', RETENTION_DAYS: '1', IDEMPOTENCY_WINDOW_DAYS: '7' }));
-    sql = new Client({ connectionString: db.url });
-    await sql.connect();
-  });
-  afterAll(async () => {
-    await sql?.end();
-    await app?.close();
-    await db?.drop();
-  });
+  const t = withTestApp('retwin', { env: { WORKER_ENABLED: 'false', RETENTION_DAYS: '1', IDEMPOTENCY_WINDOW_DAYS: '7' } });
+  beforeAll(() => ({ app, url, pg: sql } = t));
 
   /** Marks action `id` finished (`status`) `daysAgo` days ago, enqueued `createdDaysAgo` days ago. */
   const age = async (id: string, status: string, daysAgo: number, createdDaysAgo = daysAgo) => {
@@ -145,9 +134,9 @@ describe('retention: idempotency window and empty groups', () => {
                          RETURN NEW;
                        END $$`);
       await sql.query(`CREATE TRIGGER test_slow_victim BEFORE INSERT ON action_groups FOR EACH ROW EXECUTE FUNCTION test_slow_victim()`);
-      const victim = new Client({ connectionString: db.url, application_name: 'aq-victim' });
-      const purger = new Client({ connectionString: db.url });
-      const other = new Client({ connectionString: db.url });
+      const victim = new Client({ connectionString: t.db.url, application_name: 'aq-victim' });
+      const purger = new Client({ connectionString: t.db.url });
+      const other = new Client({ connectionString: t.db.url });
       await Promise.all([victim.connect(), purger.connect(), other.connect()]);
       const victimWaits = async (event: RegExp) => {
         const { rows } = await sql.query<{ w: string | null }>(
@@ -198,7 +187,7 @@ describe('retention: idempotency window and empty groups', () => {
       await sql.query(`INSERT INTO actions (type, idempotency_key) VALUES ('instance.create', 'race-taken')`);
       const clients = await Promise.all(
         Array.from({ length: 5 }, async () => {
-          const c = new Client({ connectionString: db.url });
+          const c = new Client({ connectionString: t.db.url });
           await c.connect();
           return c;
         }),
@@ -279,7 +268,7 @@ describe('retention: idempotency window and empty groups', () => {
       const pending = (
         await sql.query<{ id: string }>(`SELECT id::text FROM actions WHERE lock_id BETWEEN $1 AND $2 AND status = 'pending'`, [FIRST, LAST])
       ).rows.map((r) => r.id);
-      const worker = await startTestApp(db.url, { WORKER_CONCURRENCY: '8' });
+      const worker = await startTestApp(t.db.url, { WORKER_CONCURRENCY: '8' });
       try {
         await waitFor(async () => {
           const { rows } = await sql.query<{ n: number }>(

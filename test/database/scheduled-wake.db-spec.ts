@@ -1,8 +1,7 @@
 import { INestApplication } from '@nestjs/common';
 import { Client } from 'pg';
-import { connect } from '../support/failure-helpers';
 import { startTestApp, waitFor } from '../support/test-app';
-import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { withTestDatabase } from '../support';
 
 /**
  * Issue 9 B5: a scheduled action starts within a few ms of its `runAt`,
@@ -11,19 +10,16 @@ import { createTestDatabase, TestDatabase } from '../support/test-database';
  * including a head promoted with a future `runAt`.
  */
 describe('scheduled actions start on time, not at the next poll', () => {
-  let db: TestDatabase;
+  const db = withTestDatabase('scheduled');
   let c: Client;
   let app: INestApplication;
 
   beforeAll(async () => {
-    db = await createTestDatabase('scheduled');
     ({ app } = await startTestApp(db.url, { WORKER_POLL_INTERVAL_MS: '12000' }));
-    c = await connect(db.url);
+    c = await db.connect();
   });
   afterAll(async () => {
     await app?.close();
-    await c?.end();
-    await db?.drop();
   });
 
   /** How late (ms) the action started after its run_at, once it has started. */

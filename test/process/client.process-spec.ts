@@ -1,12 +1,10 @@
-import { INestApplication } from '@nestjs/common';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { ActionQueueClient, ActionQueueClientOptions, ActionQueueHttpError, ActionQueueNetworkError } from '../../src/client';
 import { waitForActions } from '../../src/testing';
-import { createTestDatabase, TestDatabase } from '../support/test-database';
-import { startTestApp } from '../support/test-app';
+import { withTestApp } from '../support';
 
 const KEY = 'client-spec-key-0123456789';
 const ROOT = join(__dirname, '..', '..');
@@ -46,8 +44,6 @@ function flakyFetch(failures: Array<'503' | 'network' | 'lost-response'>) {
 }
 
 describe('ActionQueueClient', () => {
-  let db: TestDatabase;
-  let app: INestApplication;
   let url: string;
   let sql: Client;
 
@@ -55,17 +51,8 @@ describe('ActionQueueClient', () => {
   const countByKey = async (key: string) =>
     (await sql.query<{ n: number }>('SELECT count(*)::int AS n FROM actions WHERE idempotency_key = $1', [key])).rows[0].n;
 
-  beforeAll(async () => {
-    db = await createTestDatabase('client');
-    ({ app, url } = await startTestApp(db.url, { API_KEY: KEY, WORKER_CONCURRENCY: '4' }));
-    sql = new Client({ connectionString: db.url });
-    await sql.connect();
-  });
-  afterAll(async () => {
-    await sql?.end();
-    await app?.close();
-    await db?.drop();
-  });
+  const t = withTestApp('client', { env: { API_KEY: KEY, WORKER_CONCURRENCY: '4' } });
+  beforeAll(() => ({ url, pg: sql } = t));
 
   it('has committed types equal to those generated from the live /docs-json (else run npm run client:generate)', async () => {
     const document: unknown = await (await fetch(`${url}/docs-json`, { headers: { authorization: `Bearer ${KEY}` } })).json();

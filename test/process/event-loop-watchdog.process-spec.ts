@@ -3,11 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { executionOverlaps, readExecutions } from '../support/execution-log';
-import { connect } from '../support/failure-helpers';
 import { startFixtureService } from '../support/service-process';
 import { Supervisor, supervise } from '../support/supervisor';
 import { waitFor } from '../support/test-app';
-import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { withTestDatabase } from '../support';
 
 /**
  * Issue 13 fault 3: a handler that blocks the event loop (5 s busy loop,
@@ -17,22 +16,17 @@ import { createTestDatabase, TestDatabase } from '../support/test-database';
  * instances; the check runs on the handlers' real execution log.
  */
 describe('event-loop watchdog', () => {
-  let db: TestDatabase;
+  const db = withTestDatabase('watchdog');
   let c: Client;
   let supervisor: Supervisor | null = null;
   const execLog = join(mkdtempSync(join(tmpdir(), 'aq-watchdog-')), 'exec.log');
 
   beforeAll(async () => {
-    db = await createTestDatabase('watchdog');
-    c = await connect(db.url);
+    c = await db.connect();
   });
   afterEach(async () => {
     await supervisor?.stop();
     supervisor = null;
-  });
-  afterAll(async () => {
-    await c?.end();
-    await db?.drop();
   });
 
   it('stops an instance whose loop a handler blocks before its leases can expire: no overlap in real execution, the culprit charged', async () => {

@@ -3,11 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { readExecutions } from '../support/execution-log';
-import { connect } from '../support/failure-helpers';
 import { startFixtureService } from '../support/service-process';
 import { Supervisor, supervise } from '../support/supervisor';
 import { waitFor } from '../support/test-app';
-import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { withTestDatabase } from '../support';
 
 /**
  * Issue 13 fault 4: a handler that runs its instance out of memory (heap
@@ -19,22 +18,17 @@ import { createTestDatabase, TestDatabase } from '../support/test-database';
  * (maxAttempts 1: a single charge would fail them) all done.
  */
 describe('poison detection', () => {
-  let db: TestDatabase;
+  const db = withTestDatabase('poison');
   let c: Client;
   let supervisor: Supervisor | null = null;
   const execLog = join(mkdtempSync(join(tmpdir(), 'aq-poison-')), 'exec.log');
 
   beforeAll(async () => {
-    db = await createTestDatabase('poison');
-    c = await connect(db.url);
+    c = await db.connect();
   });
   afterEach(async () => {
     await supervisor?.stop();
     supervisor = null;
-  });
-  afterAll(async () => {
-    await c?.end();
-    await db?.drop();
   });
 
   it('fails an out-of-memory handler after exactly its cap of 2 attempts, and charges none of the 10 actions beside it', async () => {

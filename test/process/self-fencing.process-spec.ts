@@ -4,10 +4,9 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { BlackholeProxy, startBlackholeProxy } from '../support/blackhole-proxy';
 import { executionOverlaps, readExecutions } from '../support/execution-log';
-import { connect } from '../support/failure-helpers';
 import { ServiceProcess, startFixtureService } from '../support/service-process';
 import { waitFor } from '../support/test-app';
-import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { withTestDatabase } from '../support';
 
 const LEASE_MS = 1_500;
 
@@ -19,20 +18,17 @@ const LEASE_MS = 1_500;
  * on the trace.
  */
 describe('self-fencing: a worker cut off from the database', () => {
-  let db: TestDatabase;
+  const db = withTestDatabase('self_fencing');
   let c: Client;
   let proxy: BlackholeProxy;
   const procs: ServiceProcess[] = [];
   const execLog = join(mkdtempSync(join(tmpdir(), 'aq-fence-')), 'exec.log');
 
   beforeAll(async () => {
-    db = await createTestDatabase('self_fencing');
     proxy = await startBlackholeProxy(db.url);
   });
   afterAll(async () => {
     await proxy?.close();
-    await c?.end();
-    await db?.drop();
   });
 
   afterEach(async () => {
@@ -43,7 +39,7 @@ describe('self-fencing: a worker cut off from the database', () => {
     const env = { LEASE_MS: String(LEASE_MS), REAPER_INTERVAL_MS: '100', WORKER_POLL_INTERVAL_MS: '100', EXEC_LOG: execLog, LOG_LEVEL: 'warn' };
     const cutOff = await startFixtureService(proxy.url, { ...env, WORKER_ID: 'cut-off' });
     procs.push(cutOff);
-    c = await connect(db.url);
+    c = await db.connect();
     const {
       rows: [{ id }],
     } = await c.query<{ id: string }>(`INSERT INTO actions (lock_id, type, payload) VALUES (1, 'test.sleep', '{"ms": 12000}') RETURNING id::text`);

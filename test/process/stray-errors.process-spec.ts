@@ -2,10 +2,10 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { connect, sleep } from '../support/failure-helpers';
+import { sleep } from '../support/failure-helpers';
 import { ServiceProcess, startFixtureService } from '../support/service-process';
 import { waitFor } from '../support/test-app';
-import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { withTestDatabase } from '../support';
 
 /**
  * Issue 13, faults 1, 2 and 5: errors a handler leaves behind (a forgotten
@@ -14,22 +14,17 @@ import { createTestDatabase, TestDatabase } from '../support/test-database';
  * attempt. Real service processes with the fixture handlers.
  */
 describe('stray errors and odd thrown values', () => {
-  let db: TestDatabase;
+  const db = withTestDatabase('stray');
   let c: Client;
   let svc: ServiceProcess | null = null;
   const execLog = join(mkdtempSync(join(tmpdir(), 'aq-stray-')), 'exec.log');
 
   beforeAll(async () => {
-    db = await createTestDatabase('stray');
-    c = await connect(db.url);
+    c = await db.connect();
   });
   afterEach(async () => {
     await svc?.kill();
     svc = null;
-  });
-  afterAll(async () => {
-    await c?.end();
-    await db?.drop();
   });
 
   const insert = async (lockId: number | null, type: string, payload: object, maxAttempts = 5) =>

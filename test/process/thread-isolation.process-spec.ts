@@ -1,9 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { Client } from 'pg';
-import { connect } from '../support/failure-helpers';
 import { ServiceProcess, startFixtureService } from '../support/service-process';
 import { waitFor } from '../support/test-app';
-import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { withTestDatabase } from '../support';
 
 /**
  * Issue 13, isolation: handlers declared with `isolation: 'thread'` run in a
@@ -13,19 +12,16 @@ import { createTestDatabase, TestDatabase } from '../support/test-database';
  * stalled loop would fence them).
  */
 describe('thread isolation', () => {
-  let db: TestDatabase;
+  const db = withTestDatabase('threads');
   let c: Client;
   let svc: ServiceProcess;
 
   beforeAll(async () => {
-    db = await createTestDatabase('threads');
     svc = await startFixtureService(db.url, { LOG_LEVEL: 'warn', LEASE_MS: '1500', WORKER_POLL_INTERVAL_MS: '100' });
-    c = await connect(db.url);
+    c = await db.connect();
   });
   afterAll(async () => {
     await svc?.kill();
-    await c?.end();
-    await db?.drop();
   });
 
   const insert = async (lockId: number, type: string, payload: object) =>

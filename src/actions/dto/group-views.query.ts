@@ -1,17 +1,13 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform, Type } from 'class-transformer';
-import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { Transform } from 'class-transformer';
+import { IsOptional } from 'class-validator';
 import { IsLockId, toLockIdString } from './lock-id.validator';
+import { PageLimit } from './page-limit.decorator';
 
 /** Query of `GET /groups/blocked`. */
 export class BlockedGroupsQuery {
   /** Page size, 1..200, default 50. */
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 200, default: 50 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt({ message: 'limit must be an integer' })
-  @Min(1)
-  @Max(200)
+  @PageLimit(200, 50)
   limit?: number;
 
   /** Cursor: the last lock id of the previous page. */
@@ -25,24 +21,14 @@ export class BlockedGroupsQuery {
 /** Query of `GET /groups/deepest`. */
 export class DeepestGroupsQuery {
   /** How many groups, 1..100, default 20. */
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, default: 20 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt({ message: 'limit must be an integer' })
-  @Min(1)
-  @Max(100)
+  @PageLimit(100, 20)
   limit?: number;
 }
 
 /** Query of `GET /groups/:lockId/timeline`. */
 export class GroupTimelineQuery {
   /** How many actions, 1..200, default 50. */
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 200, default: 50 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt({ message: 'limit must be an integer' })
-  @Min(1)
-  @Max(200)
+  @PageLimit(200, 50)
   limit?: number;
 
   /** Only actions with a smaller id (older ones); default: the newest. */

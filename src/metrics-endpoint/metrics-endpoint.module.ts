@@ -4,8 +4,9 @@ import { MetricsController } from './metrics.controller';
 import { QueueMetricsCollector } from './queue-metrics.collector';
 
 /**
- * `GET /metrics`, served in every role. Kept apart from the global
- * MetricsModule, which QueueModule itself imports for its instruments.
+ * `GET /metrics`, served in every role: this instance's instruments and the
+ * queue-wide gauges. Above the queue and the actions (it reads both); the
+ * registry and the instruments themselves are in src/metrics, below them.
  */
 @Module({ imports: [QueueModule], controllers: [MetricsController], providers: [QueueMetricsCollector] })
-export class MetricsHttpModule {}
+export class MetricsEndpointModule {}

@@ -7,7 +7,7 @@ import { Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.token';
 import { PG_POOL } from '../database/pg-pool.provider';
 import { WorkerService } from '../queue/worker.service';
-import { MetricsRegistry } from './metrics.registry';
+import { MetricsRegistry } from '../metrics/metrics.registry';
 
 /** Longest a scrape waits for the statistics query (ms); the gauges keep their last values after it. */
 const STATS_TIMEOUT_MS = 2_000;

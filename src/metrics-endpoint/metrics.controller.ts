@@ -1,6 +1,6 @@
 import { Controller, Get, Header } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
-import { MetricsRegistry } from './metrics.registry';
+import { MetricsRegistry } from '../metrics/metrics.registry';
 import { QueueMetricsCollector } from './queue-metrics.collector';
 
 /** `GET /metrics`: Prometheus text format. Needs the API key when API_KEY is set. */
