@@ -98,7 +98,7 @@ export class ActionQueueModule {
           }),
         },
       ],
-      exports: [ACTION_QUEUE_OPTIONS, SETTINGS, WORKER_ID, ActionsModule],
+      exports: [ACTION_QUEUE_OPTIONS, SETTINGS, WORKER_ID, QUEUE_DATABASE_CONFIG, ActionsModule],
     };
   }
 }

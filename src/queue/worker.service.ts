@@ -5,6 +5,7 @@ import { ShutdownError } from './abort-reasons';
 import { AttemptExecutor, Continuation } from './attempt-executor.service';
 import { waitAtMost } from './attempt-runner.service';
 import { ClaimerService } from './claimer.service';
+import { DueTimer } from './due-timer';
 import { LeaseKeeper } from './lease-keeper.service';
 import { NotificationListener } from './notification-listener.service';
 import { LeasedActionRow } from './sql/leased-action.sql';
@@ -14,8 +15,6 @@ import { WorkerSlots } from './worker-slots';
 const CLAIM_ERROR_PAUSE_MS = 500;
 /** Longest a worker runs quarantined actions alone before it takes normal work again (ms). */
 const QUARANTINE_ROUND_MS = 2_000;
-/** Longest timer for a scheduled head (setTimeout's limit is about 24.8 days). */
-const MAX_TIMER_MS = 2_147_483_647;
 
 /**
  * The worker loop of one instance: claims when it has free slots and
@@ -40,7 +39,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
   private started = false;
   private pausedUntil = 0;
   private pollTimer: NodeJS.Timeout | undefined;
-  private dueTimer: { timer: NodeJS.Timeout; at: number } | null = null;
+  private readonly dueTimer = new DueTimer(() => this.requestClaim('wake'));
   /** Last time the loop ran a claim round or had no room to (ms since epoch), for health. */
   lastClaimAt = 0;
 
@@ -76,7 +75,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     if (!this.started || this.slots.isPaused('stopping')) return;
     this.slots.pause('stopping');
     clearInterval(this.pollTimer);
-    if (this.dueTimer) clearTimeout(this.dueTimer.timer);
+    this.dueTimer.cancel();
     this.logger.log(`Shutting down${signal ? ` (${signal})` : ''}: no new claims; ${this.executor.activeAttempts} running`);
     await this.listener.stop();
     if (!(await waitAtMost(this.executor.whenIdle(), this.settings.SHUTDOWN_TIMEOUT_MS))) {
@@ -134,7 +133,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
   private dispatch(rows: LeasedActionRow[], leasedAt: number): void {
     for (const row of rows) {
       void this.executor.execute(row, leasedAt).then((next) => {
-        if (next.retryInMs !== undefined) this.wakeIn(next.retryInMs);
+        if (next.retryInMs !== undefined) this.dueTimer.wakeIn(next.retryInMs);
         this.dispatch(next.next, next.leasedAt);
         this.requestClaim('slot');
       });
@@ -178,7 +177,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       if (!row) break;
       this.logger.warn(`Running quarantined action ${row.id} (type ${row.type}, attempt ${row.attempts}) alone: its last attempt was lost with its instance`);
       next = await this.executor.execute(row, claimed.sentAt);
-      if (next.retryInMs !== undefined) this.wakeIn(next.retryInMs);
+      if (next.retryInMs !== undefined) this.dueTimer.wakeIn(next.retryInMs);
       if (next.next.length > 0) break;
     }
     this.slots.resume('quarantine');
@@ -186,27 +185,11 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     this.requestClaim('wake');
   }
 
-  /** Claims again in `ms` (a retry or a scheduled head coming due). */
-  private wakeIn(ms: number): void {
-    const at = Date.now() + ms;
-    if (this.dueTimer && this.dueTimer.at <= at) return;
-    if (this.dueTimer) clearTimeout(this.dueTimer.timer);
-    const timer = setTimeout(
-      () => {
-        this.dueTimer = null;
-        this.requestClaim('wake');
-      },
-      Math.min(Math.max(0, ms), MAX_TIMER_MS),
-    );
-    timer.unref();
-    this.dueTimer = { timer, at };
-  }
-
   /** After a claim that found less than it asked: wake when the next scheduled head comes due. */
   private async armDueTimer(): Promise<void> {
     try {
       const waitMs = await this.claimer.msUntilNextDue();
-      if (waitMs !== null) this.wakeIn(waitMs + 1);
+      if (waitMs !== null) this.dueTimer.wakeIn(waitMs + 1);
     } catch {
       // The poll is the safety net.
     }
