@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { ATTEMPT_END_EFFECTS } from './attempt-end';
 import { AttemptFinisher, FinishResult } from './attempt-finisher.service';
 import { AttemptRunner } from './attempt-runner.service';
+import { HandlerStop } from './handler-stop';
 import { HeldLease, LeaseKeeper } from './lease-keeper.service';
 import { monotonicNow } from './monotonic-clock';
 import { LeasedActionRow } from './sql/leased-action.sql';
@@ -65,14 +66,14 @@ export class AttemptExecutor {
 
   private async attempt(row: LeasedActionRow, leasedAt: number): Promise<Continuation> {
     const timing = this.leases.leaseTiming;
-    const lease: HeldLease = { actionId: row.id, attempt: row.attempts, deadline: leasedAt + timing.leaseMs, controller: new AbortController(), ended: false };
+    const lease: HeldLease = { actionId: row.id, attempt: row.attempts, deadline: leasedAt + timing.leaseMs, handlerStop: new HandlerStop(), ended: false };
     this.leases.track(lease);
     this.metrics.claimed(row.type);
-    const startedAt = monotonicNow();
+    const startedAt = performance.now();
     // (A claim answered so late that the lease could expire soon is aborted by the LeaseKeeper's next fence check.)
-    const run = await this.runner.run(row, lease.controller);
+    const run = await this.runner.run(row, lease.handlerStop);
     lease.ended = true;
-    const seconds = (monotonicNow() - startedAt) / 1000;
+    const seconds = (performance.now() - startedAt) / 1000;
     this.metrics.handled(row.type, run.end ? ATTEMPT_END_EFFECTS[run.end.kind].metricLabel : 'abandoned', seconds);
     if (run.end && run.end.outcome !== 'done' && run.end.kind !== 'released') this.logFailure(row, run.end.kind, run.end.error, run.end.delayMs);
     if (!run.settledAtEnd) this.watchStuck(row, run.settled, run.end?.outcome ?? 'aborted');

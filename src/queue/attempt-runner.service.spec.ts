@@ -7,6 +7,7 @@ import { ActionHandlersRegistry } from '../handlers/action-handlers.registry';
 import { PermanentFailureError } from '../handlers/permanent-failure.error';
 import { CancelRequestedError, LeaseExpiringError, LeaseLostError, ShutdownError } from './abort-reasons';
 import { AttemptRunner } from './attempt-runner.service';
+import { HandlerStop } from './handler-stop';
 import { attemptContext } from './containment/attempt-context';
 import { WatchdogSharedState } from './containment/watchdog-shared-state';
 import { HandlerThreads } from './isolation/handler-threads.service';
@@ -35,11 +36,8 @@ const row = (over: Partial<LeasedActionRow> = {}): LeasedActionRow => ({
   charged_attempts: 0,
   max_attempts: 3,
   on_failure: 'block',
-  run_at: new Date(),
   created_at: new Date(),
   idempotency_key: null,
-  quarantined: false,
-  lease_expires_at: new Date(),
   ...over,
 });
 
@@ -50,7 +48,7 @@ describe('AttemptRunner', () => {
   beforeAll(() => Logger.overrideLogger(false));
 
   it('stores what the handler returns as JSON', async () => {
-    const run = await runnerWith(async () => ({ ok: 1 })).run(row(), new AbortController());
+    const run = await runnerWith(async () => ({ ok: 1 })).run(row(), new HandlerStop());
     expect(run).toMatchObject({ end: { kind: 'done', outcome: 'done', resultJson: '{"ok":1}' }, settledAtEnd: true });
   });
 
@@ -58,60 +56,60 @@ describe('AttemptRunner', () => {
     const failing = runnerWith(async () => {
       throw new Error('boom');
     });
-    const retry = await failing.run(row({ charged_attempts: 0, max_attempts: 3 }), new AbortController());
+    const retry = await failing.run(row({ charged_attempts: 0, max_attempts: 3 }), new HandlerStop());
     expect(retry.end).toMatchObject({ kind: 'retry', outcome: 'error', error: 'boom' });
     expect(retry.end!.delayMs).toBeLessThan(100);
-    const spent = await failing.run(row({ charged_attempts: 2, max_attempts: 3 }), new AbortController());
+    const spent = await failing.run(row({ charged_attempts: 2, max_attempts: 3 }), new HandlerStop());
     expect(spent.end).toMatchObject({ kind: 'failed', outcome: 'error' });
   });
 
   it('fails at once on PermanentFailureError, and on a result JSON cannot hold', async () => {
     const permanent = await runnerWith(async () => {
       throw new PermanentFailureError('no');
-    }).run(row(), new AbortController());
+    }).run(row(), new HandlerStop());
     expect(permanent.end).toMatchObject({ kind: 'failed', error: 'PermanentFailureError: no' });
-    const fn = await runnerWith(async () => () => 1).run(row(), new AbortController());
+    const fn = await runnerWith(async () => () => 1).run(row(), new HandlerStop());
     expect(fn.end).toMatchObject({ kind: 'failed' });
     expect(fn.end!.error).toContain('returned a function');
   });
 
   it('ends an attempt at its timeout even when the handler ignores its signal, and says it has not settled', async () => {
     const started = Date.now();
-    const run = await runnerWith(never, { timeoutMs: 50 }).run(row(), new AbortController());
+    const run = await runnerWith(never, { timeoutMs: 50 }).run(row(), new HandlerStop());
     expect(Date.now() - started).toBeLessThan(1_000);
     expect(run).toMatchObject({ end: { kind: 'retry', outcome: 'timeout', error: 'HandlerTimeoutError: handler timed out after 50 ms' }, settledAtEnd: false });
   });
 
   it('records nothing when the lease was lost', async () => {
-    const controller = new AbortController();
-    const running = runnerWith(never).run(row(), controller);
-    controller.abort(new LeaseLostError('7', 1));
+    const handlerStop = new HandlerStop();
+    const running = runnerWith(never).run(row(), handlerStop);
+    handlerStop.stop(new LeaseLostError('7', 1));
     expect((await running).end).toBeNull();
   });
 
   it('releases on shutdown or self-fencing, uncharged, later when the handler has not stopped', async () => {
     for (const reason of [new ShutdownError(), new LeaseExpiringError('7', 1, 200)]) {
-      const controller = new AbortController();
+      const handlerStop = new HandlerStop();
       const running = runnerWith((_a, ctx) => new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason)))).run(
         row(),
-        controller,
+        handlerStop,
       );
-      controller.abort(reason);
+      handlerStop.stop(reason);
       expect((await running).end).toMatchObject({ kind: 'released', outcome: 'released', delayMs: 0 });
     }
-    const stubborn = new AbortController();
+    const stubborn = new HandlerStop();
     const running = runnerWith(never).run(row(), stubborn);
-    stubborn.abort(new LeaseExpiringError('7', 1, 200));
+    stubborn.stop(new LeaseExpiringError('7', 1, 200));
     expect((await running).end).toMatchObject({ kind: 'released', delayMs: 2_000 });
   });
 
   it('ends a cancelled attempt as cancelled once the handler stops, and records nothing while it does not', async () => {
-    const stops = new AbortController();
+    const stops = new HandlerStop();
     const running = runnerWith((_a, ctx) => new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason)))).run(
       row(),
       stops,
     );
-    stops.abort(new CancelRequestedError('7'));
+    stops.stop(new CancelRequestedError('7'));
     expect((await running).end).toMatchObject({ kind: 'cancelled', outcome: 'cancelled' });
   });
 
@@ -121,7 +119,7 @@ describe('AttemptRunner', () => {
       const store = attemptContext.getStore()!;
       reportStray = () => store.strayError(new Error('left behind'));
       await never();
-    }).run(row(), new AbortController());
+    }).run(row(), new HandlerStop());
     await sleep(10);
     expect(reportStray!()).toBe(true);
     expect((await running).end).toMatchObject({ kind: 'retry', outcome: 'error', error: 'left behind' });

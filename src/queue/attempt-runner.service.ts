@@ -8,6 +8,7 @@ import { PermanentFailureError } from '../handlers/permanent-failure.error';
 import { CancelRequestedError, LeaseExpiringError, LeaseLostError, ShutdownError, StrayHandlerError } from './abort-reasons';
 import { AttemptEnd } from './attempt-end';
 import { fullJitterBackoffMs } from './backoff';
+import { HandlerStop } from './handler-stop';
 import { attemptContext } from './containment/attempt-context';
 import { WatchdogSharedState } from './containment/watchdog-shared-state';
 import { toResultJson } from './handler-result';
@@ -20,6 +21,7 @@ import { WORKER_ID } from './worker-id.token';
 const MAX_ABORT_GRACE_MS = 2_000;
 /** After any other abort, how long a handler that honours its signal gets to return before it counts as stuck (ms). */
 const SETTLE_GRACE_MS = 50;
+const SETTLED: Promise<void> = Promise.resolve();
 /** Delay before an action released with its handler still running may run again (ms): time for this process to exit. */
 const STUCK_RELEASE_DELAY_MS = 2_000;
 
@@ -54,6 +56,13 @@ export interface AttemptRun {
 export class AttemptRunner {
   private readonly logger = new Logger(AttemptRunner.name);
   private readonly abortGraceMs: number;
+  /**
+   * Whether handlers run inside their attempt's async context, for the
+   * StrayErrorGuard to charge a stray error to its action. Off with
+   * STRAY_ERROR_POLICY=off: AsyncLocalStorage makes Node run a hook for every
+   * promise, which costs a few per cent of CPU with instant handlers.
+   */
+  private readonly attributeStrayErrors: boolean;
 
   constructor(
     @Inject(SETTINGS) private readonly settings: Settings,
@@ -63,50 +72,51 @@ export class AttemptRunner {
     private readonly watchdog: WatchdogSharedState,
   ) {
     this.abortGraceMs = Math.min(MAX_ABORT_GRACE_MS, Math.floor(settings.LEASE_MS / 3));
+    this.attributeStrayErrors = settings.STRAY_ERROR_POLICY !== 'off';
   }
 
   /**
    * @param row the leased action (its attempt number is the fencing token).
-   * @param controller aborts the handler; the caller's LeaseKeeper aborts it too.
+   * @param handlerStop tells the handler to stop; the caller's LeaseKeeper uses it too.
    * @returns how the attempt ended; never rejects.
    */
-  async run(row: LeasedActionRow, controller: AbortController): Promise<AttemptRun> {
+  async run(row: LeasedActionRow, handlerStop: HandlerStop): Promise<AttemptRun> {
     const registered = this.registry.get(row.type);
     if (!registered) {
       const error = new PermanentFailureError(`no handler registered for type "${row.type}"`);
-      return { end: this.failureEnd(row, error, 'error'), settled: Promise.resolve(), settledAtEnd: true, cause: error };
+      return { end: this.failureEnd(row, error, 'error'), settled: SETTLED, settledAtEnd: true, cause: error };
     }
     let stray: unknown;
     let ended = false;
-    const signal = controller.signal;
+    const signal = handlerStop.signal;
     const timeoutMs = registered.options.timeoutMs;
-    const timer = timeoutMs ? setTimeout(() => controller.abort(new HandlerTimeoutError(timeoutMs)), timeoutMs) : undefined;
-    const outcome = this.invoke(registered, row, controller, (error) => {
+    const timer = timeoutMs ? setTimeout(() => handlerStop.stop(new HandlerTimeoutError(timeoutMs)), timeoutMs) : undefined;
+    let settledAtEnd = false;
+    const outcome = this.invoke(registered, row, signal, (error) => {
       if (ended || signal.aborted) return false;
       stray = error;
-      controller.abort(new StrayHandlerError(describeThrown(error).message));
+      handlerStop.stop(new StrayHandlerError(describeThrown(error).message));
       return true;
     }).then(
-      (value) => ({ ok: true as const, value }),
-      (error: unknown) => ({ ok: false as const, error }),
+      (value) => ((settledAtEnd = true), { ok: true as const, value }),
+      (error: unknown) => ((settledAtEnd = true), { ok: false as const, error }),
     );
-    let settledAtEnd = false;
-    const settled = outcome.then(() => {
-      settledAtEnd = true;
-    });
-    const aborted = new Promise<'aborted'>((resolve) => {
+    // The handler's outcome or an abort, whichever comes first (one promise, one listener).
+    const first = await new Promise<Awaited<typeof outcome> | 'aborted'>((resolve) => {
+      void outcome.then(resolve);
       if (signal.aborted) resolve('aborted');
-      else signal.addEventListener('abort', () => resolve('aborted'), { once: true });
+      else handlerStop.onStop(() => resolve('aborted'));
     });
-    const first = await Promise.race([outcome, aborted]);
     clearTimeout(timer);
     ended = true;
     if (first === 'aborted' || signal.aborted) {
       const reason: unknown = signal.reason;
+      const settled = outcome.then(() => undefined);
       const graceMs = reason instanceof ShutdownError || reason instanceof CancelRequestedError ? this.abortGraceMs : SETTLE_GRACE_MS;
       await waitAtMost(settled, graceMs);
       return { end: this.abortEnd(row, reason, settledAtEnd, stray), settled, settledAtEnd, cause: stray ?? reason };
     }
+    const settled = SETTLED;
     if (first.ok) {
       try {
         return { end: { kind: 'done', outcome: 'done', resultJson: toResultJson(first.value) }, settled, settledAtEnd: true, cause: null };
@@ -118,14 +128,15 @@ export class AttemptRunner {
   }
 
   /** Starts the handler; a synchronous throw becomes a rejection. */
-  private invoke(registered: RegisteredHandler, row: LeasedActionRow, controller: AbortController, onStray: (error: unknown) => boolean): Promise<unknown> {
+  private invoke(registered: RegisteredHandler, row: LeasedActionRow, signal: AbortSignal, onStray: (error: unknown) => boolean): Promise<unknown> {
     const action = toQueuedAction(row);
-    if (registered.options.isolation === 'thread') return this.threads.run(registered, action, this.workerId, controller.signal);
-    const ctx = this.contextFor(row, controller.signal);
-    const store = { actionId: row.id, type: row.type, attempt: row.attempts, strayError: onStray };
+    if (registered.options.isolation === 'thread') return this.threads.run(registered, action, this.workerId, signal);
+    const ctx = this.contextFor(row, signal);
     // The watchdog attributes a stall to this action while its synchronous part runs.
     this.watchdog.enterHandler(row.id);
     try {
+      if (!this.attributeStrayErrors) return Promise.resolve(registered.instance.handle(action, ctx));
+      const store = { actionId: row.id, type: row.type, attempt: row.attempts, strayError: onStray };
       return Promise.resolve(attemptContext.run(store, () => registered.instance.handle(action, ctx)));
     } catch (error) {
       return Promise.reject(error);

@@ -6,6 +6,7 @@ import { DATABASE_URL } from '../database/database-url.token';
 import { timedQuery } from '../database/timed-query';
 import { CancelRequestedError, LeaseExpiringError, LeaseLostError } from './abort-reasons';
 import { WatchdogSharedState } from './containment/watchdog-shared-state';
+import { HandlerStop } from './handler-stop';
 import { leaseTiming, LeaseTiming } from './lease-timing';
 import { monotonicNow } from './monotonic-clock';
 import { EXTEND_LEASES_SQL } from './sql/extend-leases.sql';
@@ -19,8 +20,8 @@ export interface HeldLease {
   attempt: number;
   /** When the lease may expire elsewhere at the earliest (monotonic ms, see lease-timing.ts). */
   deadline: number;
-  /** Aborted, with a reason from abort-reasons.ts, when the handler must stop. */
-  controller: AbortController;
+  /** Tells the handler to stop, with a reason from abort-reasons.ts. */
+  handlerStop: HandlerStop;
   /** The attempt has ended and is being recorded: keep the lease alive, abort nothing. */
   ended: boolean;
 }
@@ -93,7 +94,7 @@ export class LeaseKeeper implements OnApplicationBootstrap, OnApplicationShutdow
 
   /** Aborts every held lease's handler that has not ended, with `reason`. */
   abortAll(reason: (lease: HeldLease) => Error): void {
-    for (const lease of this.leases) if (!lease.ended && !lease.controller.signal.aborted) lease.controller.abort(reason(lease));
+    for (const lease of this.leases) if (!lease.ended && !lease.handlerStop.stopped) lease.handlerStop.stop(reason(lease));
   }
 
   private async beat(): Promise<void> {
@@ -137,13 +138,13 @@ export class LeaseKeeper implements OnApplicationBootstrap, OnApplicationShutdow
     for (const lease of held) {
       const row = answer.get(`${lease.actionId}:${lease.attempt}`);
       // (extended false: still ours but its row was busy; the next beat extends it.)
-      if (lease.ended || lease.controller.signal.aborted) continue;
+      if (lease.ended || lease.handlerStop.stopped) continue;
       if (!row) {
         this.logger.warn(`Lease lost for action ${lease.actionId} attempt ${lease.attempt}; aborting its handler`);
-        lease.controller.abort(new LeaseLostError(lease.actionId, lease.attempt));
+        lease.handlerStop.stop(new LeaseLostError(lease.actionId, lease.attempt));
       } else if (row.cancel_requested) {
         this.logger.log(`Cancellation requested for action ${lease.actionId}; aborting its handler`);
-        lease.controller.abort(new CancelRequestedError(lease.actionId));
+        lease.handlerStop.stop(new CancelRequestedError(lease.actionId));
       }
     }
   }
@@ -153,8 +154,8 @@ export class LeaseKeeper implements OnApplicationBootstrap, OnApplicationShutdow
     const now = monotonicNow();
     let fenced = 0;
     for (const lease of this.leases) {
-      if (lease.ended || lease.controller.signal.aborted || now < lease.deadline - this.timing.fenceBeforeMs) continue;
-      lease.controller.abort(new LeaseExpiringError(lease.actionId, lease.attempt, lease.deadline - now));
+      if (lease.ended || lease.handlerStop.stopped || now < lease.deadline - this.timing.fenceBeforeMs) continue;
+      lease.handlerStop.stop(new LeaseExpiringError(lease.actionId, lease.attempt, lease.deadline - now));
       fenced++;
     }
     if (fenced === 0) return;

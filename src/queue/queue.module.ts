@@ -28,7 +28,7 @@ import { WorkerSlots } from './worker-slots';
   providers: [
     WorkerSlots,
     WorkerMetrics,
-    WatchdogSharedState,
+    { provide: WatchdogSharedState, useFactory: () => new WatchdogSharedState() },
     ClaimerService,
     LeaseKeeper,
     HandlerThreads,

@@ -279,6 +279,7 @@ END $function$
 CREATE OR REPLACE FUNCTION public.aq_claim_actions(p_worker text, p_types text[], p_caps integer[], p_limit integer, p_lease_ms integer, p_quarantined boolean DEFAULT false)
  RETURNS SETOF aq_leased_action
  LANGUAGE plpgsql
+ SET plan_cache_mode TO 'force_generic_plan'
 AS $function$
 BEGIN
   IF p_quarantined THEN
@@ -370,6 +371,7 @@ END $function$
 CREATE OR REPLACE FUNCTION public.aq_finish_attempts(p_worker text, p_ids bigint[], p_attempts integer[], p_next_status text[], p_results jsonb[], p_errors text[], p_stacks text[], p_delays_ms integer[], p_outcomes text[], p_charges integer[], p_types text[], p_caps integer[], p_lease_ms integer, p_claim_limit integer)
  RETURNS TABLE(kind text, leased aq_leased_action)
  LANGUAGE plpgsql
+ SET plan_cache_mode TO 'force_generic_plan'
 AS $function$
 #variable_conflict use_column
 DECLARE

@@ -25,7 +25,9 @@
 CREATE FUNCTION aq_claim_actions(p_worker text, p_types text[], p_caps int[], p_limit int, p_lease_ms int,
                                  p_quarantined boolean DEFAULT false)
   RETURNS SETOF aq_leased_action
-  LANGUAGE plpgsql VOLATILE AS $$
+  LANGUAGE plpgsql VOLATILE
+  SET plan_cache_mode = force_generic_plan -- as aq_finish_attempts (007), for the same reason
+  AS $$
 BEGIN
   IF p_quarantined THEN
     RETURN QUERY SELECT * FROM aq_lease_actions(ARRAY(

@@ -24,7 +24,13 @@ CREATE FUNCTION aq_finish_attempts(
   p_errors text[], p_stacks text[], p_delays_ms int[], p_outcomes text[], p_charges int[],
   p_types text[], p_caps int[], p_lease_ms int, p_claim_limit int
 ) RETURNS TABLE (kind text, leased aq_leased_action)
-  LANGUAGE plpgsql VOLATILE AS $$
+  LANGUAGE plpgsql VOLATILE
+  -- Generic plans, for this statement and the triggers and promotion it runs:
+  -- PL/pgSQL otherwise kept re-planning these statements on every call (custom
+  -- plans), which cost a serial group 0.5-0.9 ms per action here (2.05 against
+  -- 1.09 ms per step of a one-group chain, measured alternately, 2026-12-01).
+  SET plan_cache_mode = force_generic_plan
+  AS $$
 #variable_conflict use_column
 DECLARE
   v_done     bigint[];

@@ -55,7 +55,8 @@ export class EventLoopWatchdog implements OnApplicationBootstrap, OnApplicationS
       releaseDelayMs: Math.max(1_000, timing.guaranteedMarginMs),
     };
     const execArgv = THREAD_FILE.endsWith('.ts') ? ['-r', 'ts-node/register/transpile-only'] : [];
-    this.thread = new Worker(THREAD_FILE, { workerData: config, execArgv });
+    // A small heap: the thread holds one connection and a few numbers.
+    this.thread = new Worker(THREAD_FILE, { workerData: config, execArgv, resourceLimits: { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 4 } });
     this.thread.unref();
     this.thread.on('error', (error) => this.logger.error(`Event-loop watchdog thread failed: ${error.message}`));
   }

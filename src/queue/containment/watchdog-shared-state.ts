@@ -1,4 +1,3 @@
-import { Injectable } from '@nestjs/common';
 import { monotonicNow } from '../monotonic-clock';
 
 /** Float64 slots of the shared buffer. */
@@ -10,9 +9,9 @@ const SLOT_COUNT = 3;
  * (a SharedArrayBuffer of Float64 slots, written by the main thread only):
  * when the main loop last ticked, the earliest deadline of the leases held,
  * and which action's handler is running synchronously right now. Times are
- * monotonic ms (monotonic-clock.ts), the same in both threads.
+ * monotonic ms (monotonic-clock.ts), the same in both threads. (No Nest
+ * decorator: the watchdog thread loads this file, and should not load Nest.)
  */
-@Injectable()
 export class WatchdogSharedState {
   private readonly slots: Float64Array;
 

@@ -1,17 +1,18 @@
 import type { FailurePolicy } from '../../vocabulary';
 /**
  * The columns of a leased action (type `aq_leased_action`,
- * src/database/sql/003-leases.up.sql) as the worker reads them, 64-bit ids as
+ * src/database/sql/003-leases.up.sql) that the worker reads, 64-bit ids as
  * text. Claims and finishing statements both return them, so one row type
- * serves both paths.
+ * serves both paths. Only what the worker uses: every column costs parsing
+ * for every row of every statement (its lease deadline is local, see
+ * lease-timing.ts, so `lease_expires_at` is not read).
  *
  * @param source the row or composite to select from, e.g. `c` or `(f.leased)`.
  */
 export function leasedActionColumns(source: string): string {
   return `${source}.id::text AS id, ${source}.lock_id::text AS lock_id, ${source}.type AS type, ${source}.payload AS payload,
        ${source}.attempts AS attempts, ${source}.charged_attempts AS charged_attempts, ${source}.max_attempts AS max_attempts,
-       ${source}.on_failure AS on_failure, ${source}.run_at AS run_at, ${source}.created_at AS created_at,
-       ${source}.idempotency_key AS idempotency_key, ${source}.quarantined AS quarantined, ${source}.lease_expires_at AS lease_expires_at`;
+       ${source}.on_failure AS on_failure, ${source}.created_at AS created_at, ${source}.idempotency_key AS idempotency_key`;
 }
 
 /** An action leased to this worker by a claim or a hand-off. */
@@ -27,10 +28,6 @@ export interface LeasedActionRow {
   /** The budget, a handler's cap already applied. */
   max_attempts: number;
   on_failure: FailurePolicy;
-  run_at: Date;
   created_at: Date;
   idempotency_key: string | null;
-  /** Its last attempt was lost with its instance: it runs alone (poison detection). */
-  quarantined: boolean;
-  lease_expires_at: Date;
 }
