@@ -1,6 +1,6 @@
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { join } from 'node:path';
-import { Piscina } from 'piscina';
+import type { Piscina } from 'piscina';
 import type { QueuedAction } from '../../handlers/action-context.interface';
 import type { RegisteredHandler } from '../../handlers/action-handlers.registry';
 import { Settings } from '../../config/settings';
@@ -76,7 +76,9 @@ export class HandlerThreads implements OnApplicationShutdown {
   private poolFor(registered: RegisteredHandler): Piscina<ThreadTask, ThreadTaskResult> {
     let pool = this.pools.get(registered.options.type);
     if (!pool) {
-      pool = new Piscina<ThreadTask, ThreadTaskResult>({
+      // Loaded on first use: most services have no thread-isolated handler.
+      const { Piscina: Pool } = require('piscina') as typeof import('piscina');
+      pool = new Pool<ThreadTask, ThreadTaskResult>({
         filename: THREAD_ENTRY,
         name: 'default',
         minThreads: 0,
