@@ -6,7 +6,10 @@ export const MAX_JSON_DEPTH = 64;
 /** Marks a checked request, so a second check on its route (route-scoped after a global one) does not walk the body again. */
 const GUARDED = Symbol('actions:json-body-guarded');
 
-/** Keys that would reach an object's prototype machinery rather than a DTO field. */
+/**
+ * Keys that reach an object's prototype machinery: never a DTO field, and
+ * refused in a payload too, where Nest's ValidationPipe would silently delete them.
+ */
 const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 /**
@@ -33,6 +36,8 @@ export function jsonBodyProblem(body: unknown): string | null {
       if (!key.isWellFormed()) return `${name} has a key with an unpaired UTF-16 surrogate`;
       if (key.includes('\u0000')) return `${name} has a key with the NUL character (U+0000), which PostgreSQL cannot store`;
       if (dtoLevel && RESERVED_KEYS.has(key)) return `property ${childPath} should not exist`;
+      // Refused, not dropped: Nest's ValidationPipe deletes these keys wherever they are, payload included.
+      if (RESERVED_KEYS.has(key)) return `${childPath} uses a reserved key name (__proto__, constructor, prototype): rename it`;
       stack.push({ value: child, path: childPath, depth: depth + 1 });
     }
   }
@@ -51,7 +56,8 @@ export interface JsonBodyRejection {
  * - the parsed body must have no non-finite number (1e400 parses to Infinity and
  *   would be stored as null), no unpaired UTF-16 surrogate and no NUL character
  *   (PostgreSQL rejects both), nesting no deeper than {@link MAX_JSON_DEPTH} (class-transformer
- *   would overflow the stack), and no `__proto__`/`constructor` field (else 400).
+ *   would overflow the stack), and no `__proto__`, `constructor` or `prototype` key at any
+ *   depth, payload included (else 400).
  * A request is checked once, however many times this is called for it.
  */
 export function jsonBodyRejection(req: Request): JsonBodyRejection | null {

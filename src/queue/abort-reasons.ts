@@ -50,3 +50,15 @@ export class StrayHandlerError extends Error {
     this.name = 'StrayHandlerError';
   }
 }
+
+/**
+ * A quarantined action was leased to run alone, but another handler of this
+ * worker did not return (it is stuck): the action is released, uncharged and
+ * still quarantined, for an instance that is idle.
+ */
+export class NotAloneError extends Error {
+  constructor(actionId: string) {
+    super(`quarantined action ${actionId} could not run alone here (a stuck handler holds a slot); released`);
+    this.name = 'NotAloneError';
+  }
+}

@@ -53,25 +53,26 @@ export class AttemptExecutor {
   /**
    * Runs one attempt of `row`, whose slot is occupied already.
    * @param leasedAt when its lease was granted at the earliest (monotonic ms: when the claim was sent).
+   * @param startWhen holds the handler back until it resolves to null (see AttemptRunner.run); the lease is kept meanwhile.
    * @returns what to execute next; never rejects.
    */
-  async execute(row: LeasedActionRow, leasedAt: number): Promise<Continuation> {
+  async execute(row: LeasedActionRow, leasedAt: number, startWhen?: Promise<Error | null>): Promise<Continuation> {
     this.active++;
     try {
-      return await this.attempt(row, leasedAt);
+      return await this.attempt(row, leasedAt, startWhen);
     } finally {
       if (--this.active === 0) this.idleWaiters.splice(0).forEach((resolve) => resolve());
     }
   }
 
-  private async attempt(row: LeasedActionRow, leasedAt: number): Promise<Continuation> {
+  private async attempt(row: LeasedActionRow, leasedAt: number, startWhen?: Promise<Error | null>): Promise<Continuation> {
     const timing = this.leases.leaseTiming;
     const lease: HeldLease = { actionId: row.id, attempt: row.attempts, deadline: leasedAt + timing.leaseMs, handlerStop: new HandlerStop(), ended: false };
     this.leases.track(lease);
     this.metrics.claimed(row.type);
     const startedAt = performance.now();
     // (A claim answered so late that the lease could expire soon is aborted by the LeaseKeeper's next fence check.)
-    const run = await this.runner.run(row, lease.handlerStop);
+    const run = await this.runner.run(row, lease.handlerStop, startWhen);
     lease.ended = true;
     const seconds = (performance.now() - startedAt) / 1000;
     this.metrics.handled(row.type, run.end ? ATTEMPT_END_EFFECTS[run.end.kind].metricLabel : 'abandoned', seconds);

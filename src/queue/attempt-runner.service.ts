@@ -5,7 +5,7 @@ import { ActionContext, QueuedAction } from '../handlers/action-context.interfac
 import { ActionHandlersRegistry, RegisteredHandler } from '../handlers/action-handlers.registry';
 import { HandlerTimeoutError } from '../handlers/handler-timeout.error';
 import { PermanentFailureError } from '../handlers/permanent-failure.error';
-import { CancelRequestedError, LeaseExpiringError, LeaseLostError, ShutdownError, StrayHandlerError } from './abort-reasons';
+import { CancelRequestedError, LeaseExpiringError, LeaseLostError, NotAloneError, ShutdownError, StrayHandlerError } from './abort-reasons';
 import { AttemptEnd } from './attempt-end';
 import { fullJitterBackoffMs } from './backoff';
 import { HandlerStop } from './handler-stop';
@@ -78,13 +78,24 @@ export class AttemptRunner {
   /**
    * @param row the leased action (its attempt number is the fencing token).
    * @param handlerStop tells the handler to stop; the caller's LeaseKeeper uses it too.
+   * @param startWhen when given, the handler starts only once it resolves to
+   *   null (a quarantined action waiting to be alone); an Error it resolves
+   *   to, or a stop before, ends the attempt unstarted with that reason.
    * @returns how the attempt ended; never rejects.
    */
-  async run(row: LeasedActionRow, handlerStop: HandlerStop): Promise<AttemptRun> {
+  async run(row: LeasedActionRow, handlerStop: HandlerStop, startWhen?: Promise<Error | null>): Promise<AttemptRun> {
     const registered = this.registry.get(row.type);
     if (!registered) {
       const error = new PermanentFailureError(`no handler registered for type "${row.type}"`);
       return { end: this.failureEnd(row, error, 'error'), settled: SETTLED, settledAtEnd: true, cause: error };
+    }
+    if (startWhen) {
+      const stopped = new Promise<unknown>((resolve) => (handlerStop.stopped ? resolve(handlerStop.signal.reason) : handlerStop.onStop(resolve)));
+      const reason = await Promise.race([startWhen, stopped]);
+      if (reason !== null) {
+        handlerStop.stop(reason as Error);
+        return { end: this.abortEnd(row, handlerStop.signal.reason, true, undefined), settled: SETTLED, settledAtEnd: true, cause: handlerStop.signal.reason };
+      }
     }
     let stray: unknown;
     let ended = false;
@@ -166,7 +177,7 @@ export class AttemptRunner {
     if (reason instanceof StrayHandlerError) return this.failureEnd(row, stray ?? reason, 'error');
     const { message } = describeThrown(reason);
     if (reason instanceof CancelRequestedError) return settled ? { kind: 'cancelled', outcome: 'cancelled', error: message } : null;
-    if (reason instanceof ShutdownError || reason instanceof LeaseExpiringError) {
+    if (reason instanceof ShutdownError || reason instanceof LeaseExpiringError || reason instanceof NotAloneError) {
       return { kind: 'released', outcome: 'released', error: message, delayMs: settled ? 0 : STUCK_RELEASE_DELAY_MS };
     }
     return this.failureEnd(row, reason, 'error');

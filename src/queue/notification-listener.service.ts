@@ -6,6 +6,8 @@ import { DATABASE_URL } from '../database/database-url.token';
 export const ACTIONS_READY_CHANNEL = 'actions_ready';
 const RECONNECT_BASE_MS = 200;
 const RECONNECT_CAP_MS = 5_000;
+/** Longest wait for the LISTEN connection to close on stop (ms). */
+const STOP_TIMEOUT_MS = 1_000;
 
 /**
  * Holds one dedicated connection that LISTENs on {@link ACTIONS_READY_CHANNEL}
@@ -31,14 +33,22 @@ export class NotificationListener {
     void this.connect(onWake);
   }
 
-  /** Stops listening and closes the connection. */
+  /**
+   * Stops listening and closes the connection, waiting at most
+   * STOP_TIMEOUT_MS: an unreachable database must not hold up a shutdown.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
     const client = this.client;
     this.client = null;
     this.connected = false;
-    if (client) await client.end().catch(() => undefined);
+    if (!client) return;
+    let timer: NodeJS.Timeout | undefined;
+    const gaveUp = new Promise<void>((resolve) => (timer = setTimeout(resolve, STOP_TIMEOUT_MS)));
+    await Promise.race([client.end().catch(() => undefined), gaveUp]);
+    clearTimeout(timer);
+    (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
   }
 
   private async connect(onWake: () => void): Promise<void> {

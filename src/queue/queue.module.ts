@@ -11,6 +11,7 @@ import { WatchdogSharedState } from './containment/watchdog-shared-state';
 import { HandlerThreads } from './isolation/handler-threads.service';
 import { LeaseKeeper } from './lease-keeper.service';
 import { NotificationListener } from './notification-listener.service';
+import { QuarantineDrain } from './quarantine-drain.service';
 import { ReaperService } from './reaper.service';
 import { WorkerMetrics } from './worker-metrics';
 import { WorkerService } from './worker.service';
@@ -20,8 +21,8 @@ import { WorkerSlots } from './worker-slots';
  * The worker side: claim (ClaimerService) and dispatch (WorkerService), run
  * each attempt (AttemptExecutor → AttemptRunner, HandlerThreads), keep leases
  * (LeaseKeeper), record ends (AttemptFinisher), reap expired leases
- * (ReaperService), and contain misbehaving handlers (StrayErrorGuard,
- * EventLoopWatchdog). docs/architecture.md draws the path of an action.
+ * (ReaperService), run quarantined actions alone (QuarantineDrain), and
+ * contain misbehaving handlers (StrayErrorGuard, EventLoopWatchdog). docs/architecture.md draws the path of an action.
  */
 @Module({
   imports: [ActionHandlersModule, MetricsModule],
@@ -36,6 +37,7 @@ import { WorkerSlots } from './worker-slots';
     AttemptFinisher,
     AttemptExecutor,
     NotificationListener,
+    QuarantineDrain,
     WorkerService,
     ReaperService,
     StrayErrorGuard,

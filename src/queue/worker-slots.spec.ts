@@ -55,17 +55,24 @@ describe('WorkerSlots', () => {
     expect(slots.idle).toBe(false);
   });
 
-  it('grants one slot for a quarantined action only when nothing else runs and only quarantine pauses the worker', () => {
+  it('grants a slot to a quarantined action only while quarantine alone pauses the worker, and says when it is alone', async () => {
     const slots = slotsOf(4);
-    slots.settle(slots.reserve(), 1, 4);
+    slots.settle(slots.reserve(), 2, 4);
+    expect(slots.reserveQuarantined()).toBeNull();
     slots.pause('quarantine');
-    expect(slots.reserveAlone()).toBeNull();
-    slots.vacate();
     slots.pause('fenced');
-    expect(slots.reserveAlone()).toBeNull();
+    expect(slots.reserveQuarantined()).toBeNull();
     slots.resume('fenced');
-    const alone = slots.reserveAlone();
-    expect(alone?.slots).toBe(1);
-    expect(slots.reserveAlone()).toBeNull();
+    const grant = slots.reserveQuarantined();
+    expect(grant?.slots).toBe(1);
+    slots.settle(grant!, 1, null);
+    let alone = false;
+    void slots.whenAlone().then(() => (alone = true));
+    slots.vacate();
+    await Promise.resolve();
+    expect(alone).toBe(false);
+    slots.vacate();
+    await Promise.resolve();
+    expect(alone).toBe(true);
   });
 });

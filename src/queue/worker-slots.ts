@@ -38,6 +38,7 @@ export class WorkerSlots {
   private wakeSeq = 0;
   private queueIdle = false;
   private readonly pauses = new Set<PauseReason>();
+  private aloneWaiter: (() => void) | null = null;
 
   constructor(@Inject(SETTINGS) private readonly settings: Settings) {}
 
@@ -87,14 +88,27 @@ export class WorkerSlots {
   }
 
   /**
-   * Reserves one slot for a quarantined action, which must run alone: only
-   * when nothing else runs, nothing is reserved and the worker is paused for
-   * quarantine alone.
+   * Reserves one slot for a quarantined action, whatever else runs: it waits
+   * for {@link whenAlone} before its handler starts. Only while the worker is
+   * paused for quarantine alone (so nothing else is granted meanwhile).
+   * @returns the grant, or null when another pause applies.
    */
-  reserveAlone(): SlotGrant | null {
-    if (this.occupiedCount > 0 || this.reservedCount > 0 || this.pauses.size !== 1 || !this.pauses.has('quarantine')) return null;
+  reserveQuarantined(): SlotGrant | null {
+    if (this.pauses.size !== 1 || !this.pauses.has('quarantine')) return null;
     this.reservedCount += 1;
     return { slots: 1, claim: true, wakeSeq: this.wakeSeq };
+  }
+
+  /**
+   * Resolves once the only occupied slot is the caller's own (a leased
+   * quarantined action) and nothing is reserved: every other handler,
+   * stuck ones included, has returned. One waiter at a time.
+   */
+  whenAlone(): Promise<void> {
+    return new Promise((resolve) => {
+      this.aloneWaiter = resolve;
+      this.checkAlone();
+    });
   }
 
   /**
@@ -105,6 +119,7 @@ export class WorkerSlots {
   settle(grant: SlotGrant, started: number, asked: number | null, found = started): void {
     this.reservedCount -= grant.slots;
     this.occupiedCount += started;
+    this.checkAlone();
     if (asked === null || asked === 0) return;
     if (found >= asked) this.queueIdle = false;
     else if (this.wakeSeq === grant.wakeSeq) this.queueIdle = true;
@@ -113,10 +128,18 @@ export class WorkerSlots {
   /** A handler's promise settled: its slot is free. */
   vacate(): void {
     this.occupiedCount--;
+    this.checkAlone();
   }
 
   /** Counts a handler as stuck (+1) or no longer stuck (-1). */
   markStuck(delta: 1 | -1): void {
     this.stuckCount += delta;
+  }
+
+  private checkAlone(): void {
+    if (!this.aloneWaiter || this.occupiedCount !== 1 || this.reservedCount !== 0) return;
+    const resolve = this.aloneWaiter;
+    this.aloneWaiter = null;
+    resolve();
   }
 }

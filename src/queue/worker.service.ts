@@ -8,13 +8,12 @@ import { ClaimerService } from './claimer.service';
 import { DueTimer } from './due-timer';
 import { LeaseKeeper } from './lease-keeper.service';
 import { NotificationListener } from './notification-listener.service';
+import { QuarantineDrain } from './quarantine-drain.service';
 import { LeasedActionRow } from './sql/leased-action.sql';
 import { WorkerSlots } from './worker-slots';
 
 /** After a failed claim (database away), wait this long before the next (ms). */
 const CLAIM_ERROR_PAUSE_MS = 500;
-/** Longest a worker runs quarantined actions alone before it takes normal work again (ms). */
-const QUARANTINE_ROUND_MS = 2_000;
 
 /**
  * The worker loop of one instance: claims when it has free slots and
@@ -26,8 +25,8 @@ const QUARANTINE_ROUND_MS = 2_000;
  *   overlap: a request during one asks for one more round.
  * - What a finishing statement takes for this worker (hand-offs, claims) is
  *   executed at once, without a claim of its own.
- * - Poison detection: when a quarantined head is due, the worker stops taking
- *   work, lets what runs finish, then runs that action alone.
+ * - Poison detection: each poll asks the QuarantineDrain whether this
+ *   instance should run a due quarantined action alone.
  * - Shutdown: no new claims; running handlers get SHUTDOWN_TIMEOUT_MS, then
  *   are aborted and their actions released.
  */
@@ -50,6 +49,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     private readonly executor: AttemptExecutor,
     private readonly leases: LeaseKeeper,
     private readonly listener: NotificationListener,
+    private readonly quarantine: QuarantineDrain,
   ) {}
 
   /** Whether the worker loop runs in this instance. */
@@ -76,6 +76,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     this.slots.pause('stopping');
     clearInterval(this.pollTimer);
     this.dueTimer.cancel();
+    this.quarantine.giveUpHeld(new ShutdownError());
     this.logger.log(`Shutting down${signal ? ` (${signal})` : ''}: no new claims; ${this.executor.activeAttempts} running`);
     await this.listener.stop();
     if (!(await waitAtMost(this.executor.whenIdle(), this.settings.SHUTDOWN_TIMEOUT_MS))) {
@@ -96,7 +97,6 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     if (!this.started || this.slots.isPaused('stopping')) return;
     if (reason === 'wake') this.slots.wake();
     this.lastClaimAt = Date.now();
-    if (this.slots.isPaused('quarantine')) return void this.runQuarantinedWhenAlone();
     if ((reason === 'slot' && this.slots.idle) || Date.now() < this.pausedUntil) return;
     if (this.claiming) {
       this.claimAgain = true;
@@ -141,47 +141,22 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
   }
 
   private onPoll(): void {
-    void this.claimer.quarantinedDue().then(
-      (due) => {
-        if (due && !this.slots.isPaused('quarantine')) {
-          this.logger.warn('A quarantined action is due: taking no new work until it has run alone');
-          this.slots.pause('quarantine');
-        }
+    this.quarantine.giveUpIfStuck();
+    if (this.slots.isPaused()) return this.requestClaim('wake');
+    void this.quarantine.shouldDrain().then(
+      (drain) => {
+        if (drain) void this.quarantine.drain().then((continuations) => this.afterQuarantine(continuations));
         this.requestClaim('wake');
       },
       () => this.requestClaim('wake'),
     );
   }
 
-  /**
-   * Once nothing else runs here, runs due quarantined actions one at a time,
-   * each alone, for up to QUARANTINE_ROUND_MS, then resumes normal claims
-   * (one drain serves many: most quarantined actions are innocent and quick).
-   */
-  private async runQuarantinedWhenAlone(): Promise<void> {
-    const roundEnds = Date.now() + QUARANTINE_ROUND_MS;
-    let next: Continuation | null = null;
-    while (Date.now() < roundEnds && this.slots.isPaused('quarantine')) {
-      const grant = this.slots.reserveAlone();
-      if (!grant) return; // not alone yet: the last attempt to end calls again
-      let claimed;
-      try {
-        claimed = await this.claimer.claimQuarantined();
-      } catch (error) {
-        this.slots.settle(grant, 0, null);
-        this.logger.warn(`Claim of a quarantined action failed (will retry): ${(error as Error).message}`);
-        return;
-      }
-      this.slots.settle(grant, claimed.rows.length, null);
-      const [row] = claimed.rows;
-      if (!row) break;
-      this.logger.warn(`Running quarantined action ${row.id} (type ${row.type}, attempt ${row.attempts}) alone: its last attempt was lost with its instance`);
-      next = await this.executor.execute(row, claimed.sentAt);
+  private afterQuarantine(continuations: Continuation[]): void {
+    for (const next of continuations) {
       if (next.retryInMs !== undefined) this.dueTimer.wakeIn(next.retryInMs);
-      if (next.next.length > 0) break;
+      this.dispatch(next.next, next.leasedAt);
     }
-    this.slots.resume('quarantine');
-    if (next) this.dispatch(next.next, next.leasedAt);
     this.requestClaim('wake');
   }
 

@@ -89,6 +89,21 @@ describe('REST input validation (G8)', () => {
       await expectRejected(() => request(url).post('/actions').set('Content-Type', 'application/json').send('[1, 2]'), 400, 'type');
     });
 
+    it('keeps every payload key as sent, including names of Object.prototype members', async () => {
+      const payload = { toString: 'x', valueOf: 1, hasOwnProperty: null, nested: { toJSON: 'y', isPrototypeOf: [] } };
+      const created = await request(url).post('/actions').send({ type: 'instance.create', payload }).expect(201);
+      const stored = await pg.query(`SELECT payload FROM actions WHERE id = $1`, [created.body.id]);
+      expect(stored.rows[0].payload).toEqual(payload);
+      expect(created.body.payload).toEqual(payload);
+    });
+
+    it('refuses, rather than drops, a payload key the validation layer would delete (constructor, prototype, __proto__)', async () => {
+      await expectRejected(post({ type: 'instance.create', payload: { a: { constructor: { name: 'c' } } } }), 400, 'payload.a.constructor');
+      await expectRejected(post({ type: 'instance.create', payload: { prototype: 1 } }), 400, 'payload.prototype');
+      const raw = '{"type": "instance.create", "payload": {"list": [{"__proto__": {"x": 1}}]}}';
+      await expectRejected(() => request(url).post('/actions').set('Content-Type', 'application/json').send(raw), 400, 'payload.list.0.__proto__');
+    });
+
     it('returns 201 then 200 with the same action for a repeated idempotency key', async () => {
       const body = { type: 'instance.create', lockId: '77', idempotencyKey: 'idem-1', payload: { n: 1 } };
       const first = await request(url).post('/actions').send(body).expect(201);

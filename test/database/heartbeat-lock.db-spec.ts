@@ -37,4 +37,20 @@ describe('heartbeat beside a locked row', () => {
     );
     expect(Object.fromEntries(leases.map((l) => [l.id, l.long]))).toEqual({ [free]: true, [busy]: false, [stale]: false });
   });
+
+  it('never shortens a lease that is already longer than the one it grants', async () => {
+    const c = await connect();
+    await c.query(`INSERT INTO actions (type) VALUES ('instance.delete')`);
+    const {
+      rows: [{ id }],
+    } = await c.query<{ id: string }>({ ...CLAIM_ACTIONS_SQL, values: ['w2', ['instance.delete'], [null], 1, 1_000, false] });
+    // An operator has given the attempt an hour by hand.
+    await c.query(`UPDATE actions SET lease_expires_at = now() + interval '1 hour' WHERE id = $1`, [id]);
+    const beat = await c.query<{ extended: boolean }>({ ...EXTEND_LEASES_SQL, values: ['w2', [id], [1], 5_000] });
+    expect(beat.rows).toEqual([expect.objectContaining({ extended: true })]);
+    const { rows } = await c.query<{ left_s: number }>(`SELECT extract(epoch FROM lease_expires_at - now())::float8 AS left_s FROM actions WHERE id = $1`, [
+      id,
+    ]);
+    expect(rows[0].left_s).toBeGreaterThan(3_500);
+  });
 });

@@ -2,6 +2,7 @@ import { INestApplication } from '@nestjs/common';
 import { Client } from 'pg';
 import { startTestApp, waitFor } from '../support/test-app';
 import { withTestDatabase } from '../support';
+import { ClaimerService } from '../../src/queue/claimer.service';
 
 /**
  * Issue 9 B5: a scheduled action starts within a few ms of its `runAt`,
@@ -54,5 +55,18 @@ describe('scheduled actions start on time, not at the next poll', () => {
     const late = await lateness(second);
     expect(late).toBeGreaterThanOrEqual(0);
     expect(late).toBeLessThan(250);
+  });
+
+  it('computes the wait to a runAt 30 days ahead (past the 32-bit millisecond range) and still starts due work', async () => {
+    await c.query(`INSERT INTO actions (lock_id, type, run_at) VALUES (3, 'instance.create', now() + interval '30 days')`);
+    const waitMs = await app.get(ClaimerService).msUntilNextDue();
+    expect(waitMs).toBeGreaterThan(29.9 * 86_400_000);
+    expect(waitMs).toBeLessThanOrEqual(30 * 86_400_000);
+    const {
+      rows: [{ id }],
+    } = await c.query<{ id: string }>(
+      `INSERT INTO actions (lock_id, type, payload, run_at) VALUES (4, 'instance.create', '{"durationMs": 0}', now() + interval '1 second') RETURNING id::text`,
+    );
+    expect(await lateness(id)).toBeLessThan(250);
   });
 });

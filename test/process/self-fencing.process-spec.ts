@@ -84,4 +84,23 @@ describe('self-fencing: a worker cut off from the database', () => {
     } = await c.query<{ id: string }>(`INSERT INTO actions (lock_id, type, payload) VALUES (3, 'test.sleep', '{"ms": 10}') RETURNING id::text`);
     await waitFor(async () => (await c.query(`SELECT status FROM actions WHERE id = $1`, [third])).rows[0].status === 'done', 20_000);
   });
+
+  it('SIGTERM while cut off: the process still exits, within a bound, instead of waiting on the database', async () => {
+    proxy.restore();
+    const env = { LEASE_MS: String(LEASE_MS), SHUTDOWN_TIMEOUT_MS: '1000', EXEC_LOG: execLog, LOG_LEVEL: 'warn' };
+    const cutOff = await startFixtureService(proxy.url, { ...env, WORKER_ID: 'cut-off-2' });
+    procs.push(cutOff);
+    const {
+      rows: [{ id }],
+    } = await c.query<{ id: string }>(`INSERT INTO actions (lock_id, type, payload) VALUES (4, 'test.sleep', '{"ms": 12000}') RETURNING id::text`);
+    await waitFor(async () => readExecutions(execLog).some((e) => e.id === id && e.pid === cutOff.child.pid));
+    proxy.blackhole();
+    const signalledAt = Date.now();
+    const code = await cutOff.stop();
+    const tookMs = Date.now() - signalledAt;
+    console.log(`SIGTERM while cut off: exit ${code} after ${tookMs} ms`);
+    // Shutdown timeout 1 s, abort grace <= 2 s, LISTEN close <= 1 s, pool close <= 2 s, the lease's own deadline (<= LEASE_MS) for the release.
+    expect(tookMs).toBeLessThan(1_000 + 2_000 + 1_000 + 2_000 + LEASE_MS + 1_000);
+    proxy.restore();
+  });
 });

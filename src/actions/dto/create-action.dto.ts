@@ -33,6 +33,9 @@ export class CreateActionDto {
     description: 'JSON object handed to the handler; default {}; at most MAX_PAYLOAD_BYTES serialized',
   })
   @IsOptional()
+  // The object as it was parsed: class-transformer would rebuild it and drop
+  // keys named like Object.prototype members (`toString`, `valueOf`, ...).
+  @Transform(({ obj }: { obj: { payload?: unknown } }) => obj.payload, { toClassOnly: true })
   @IsObject({ message: 'payload must be a JSON object' })
   payload?: Record<string, unknown>;
 

@@ -9,8 +9,8 @@ import { isISO8601, registerDecorator, ValidationArguments, ValidationOptions } 
  */
 export const RUN_AT_REGEX = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:?\d{2})$/;
 
-/** Latest accepted `runAt` (the table accepts years up to 9999). */
-const RUN_AT_MAX_MS = Date.UTC(9999, 11, 31);
+/** Latest accepted `runAt`: the last millisecond of 9999 (the table accepts run_at < 10000-01-01). */
+const RUN_AT_MAX_MS = Date.UTC(10000, 0, 1) - 1;
 
 /**
  * Why `value` is not an acceptable `runAt`, as the end of a sentence starting

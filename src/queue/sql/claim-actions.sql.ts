@@ -33,17 +33,20 @@ SELECT ceil(extract(epoch FROM least(
          (SELECT a.run_at FROM actions AS a
           WHERE a.is_head AND a.status = 'pending' AND a.quarantined AND a.run_at > now() AND a.type = ANY($1::text[])
           ORDER BY a.run_at, a.id LIMIT 1)
-       ) - now()) * 1000)::int AS wait_ms`,
+       ) - now()) * 1000)::float8 AS wait_ms`,
 };
 
-/** Whether a quarantined head of these types is due (actions_quarantined_idx). `$1::text[]` types. */
-export const QUARANTINED_DUE_SQL = {
-  name: 'aq_quarantined_due',
+/**
+ * How long the longest-waiting due quarantined head of these types has been
+ * due (ms, database clock); null when none is (actions_quarantined_idx).
+ * `$1::text[]` types.
+ */
+export const QUARANTINED_WAITING_SQL = {
+  name: 'aq_quarantined_waiting',
   text: `
-SELECT EXISTS (
-  SELECT 1 FROM actions AS a
-  WHERE a.is_head AND a.status = 'pending' AND a.quarantined AND a.run_at <= now() AND a.type = ANY($1::text[])
-) AS due`,
+SELECT (extract(epoch FROM now() - min(a.run_at)) * 1000)::float8 AS waiting_ms
+FROM actions AS a
+WHERE a.is_head AND a.status = 'pending' AND a.quarantined AND a.run_at <= now() AND a.type = ANY($1::text[])`,
 };
 
 /**

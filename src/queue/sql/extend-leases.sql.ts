@@ -33,7 +33,9 @@ locked AS MATERIALIZED (
 ),
 extended AS (
   UPDATE actions AS a
-  SET lease_expires_at = now() + $4::int * interval '1 millisecond'
+  -- Never earlier than it is: an operator may have extended it by hand (and the
+  -- guard trigger refuses cutting a lease short).
+  SET lease_expires_at = greatest(a.lease_expires_at, now() + $4::int * interval '1 millisecond')
   FROM locked
   WHERE a.id = locked.id
   RETURNING a.id
