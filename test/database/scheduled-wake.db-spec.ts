@@ -69,4 +69,40 @@ describe('scheduled actions start on time, not at the next poll', () => {
     );
     expect(await lateness(id)).toBeLessThan(250);
   });
+
+  /** Inserts an action on `lockId` that is not due for an hour; the worker has gone idle with its timer set for then. */
+  const insertLater = async (lockId: number) => {
+    const {
+      rows: [{ id }],
+    } = await c.query<{ id: string }>(
+      `INSERT INTO actions (lock_id, type, payload, run_at) VALUES ($1, 'instance.create', '{"durationMs": 0}', now() + interval '1 hour') RETURNING id::text`,
+      [lockId],
+    );
+    await new Promise((r) => setTimeout(r, 500));
+    return id;
+  };
+
+  it('starts at once an action an operator reschedules to now by SQL', async () => {
+    const id = await insertLater(5);
+    await c.query(`UPDATE actions SET run_at = now() WHERE id = $1`, [id]);
+    expect(await lateness(id)).toBeLessThan(250);
+  });
+
+  it('starts at once a failed head an operator resets to pending by SQL', async () => {
+    const id = await insertLater(6);
+    await c.query(`UPDATE actions SET status = 'failed', on_failure = 'block', run_at = now() WHERE id = $1`, [id]);
+    await new Promise((r) => setTimeout(r, 300));
+    const {
+      rows: [{ reset_ms }],
+    } = await c.query<{ reset_ms: number }>(
+      `UPDATE actions SET status = 'pending' WHERE id = $1 RETURNING extract(epoch FROM clock_timestamp())::float8 * 1000 AS reset_ms`,
+      [id],
+    );
+    const late = await lateness(id); // waits until it has started
+    const { rows } = await c.query<{ started_ms: number }>(`SELECT extract(epoch FROM started_at)::float8 * 1000 AS started_ms FROM actions WHERE id = $1`, [
+      id,
+    ]);
+    expect(late).toBeGreaterThan(0);
+    expect(rows[0].started_ms - reset_ms).toBeLessThan(250);
+  });
 });

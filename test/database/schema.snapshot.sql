@@ -187,6 +187,26 @@ BEGIN
 END $function$
 ;
 
+CREATE OR REPLACE FUNCTION public.aq_actions_after_truncate()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  DELETE FROM action_groups;
+  RETURN NULL;
+END $function$
+;
+
+CREATE OR REPLACE FUNCTION public.aq_actions_after_update_wake()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  PERFORM aq_wake_workers();
+  RETURN NULL;
+END $function$
+;
+
 CREATE OR REPLACE FUNCTION public.aq_actions_before_delete()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -233,6 +253,23 @@ BEGIN
     SELECT 1 FROM actions WHERE lock_id = NEW.lock_id AND holds_group AND lock_id IS NOT NULL
   );
   RETURN NEW;
+END $function$
+;
+
+CREATE OR REPLACE FUNCTION public.aq_actions_before_truncate()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  v_running actions;
+BEGIN
+  SELECT * INTO v_running FROM actions
+  WHERE status = 'running' AND lease_expires_at >= now()
+  ORDER BY id LIMIT 1;
+  IF FOUND THEN
+    PERFORM aq_check_running_change(v_running, 'truncate the table holding');
+  END IF;
+  RETURN NULL;
 END $function$
 ;
 
@@ -699,10 +736,16 @@ CREATE TRIGGER actions_after_insert_head AFTER INSERT ON public.actions FOR EACH
 
 CREATE TRIGGER actions_after_insert_wake AFTER INSERT ON public.actions FOR EACH STATEMENT EXECUTE FUNCTION aq_actions_after_insert_wake();
 
+CREATE TRIGGER actions_after_truncate AFTER TRUNCATE ON public.actions FOR EACH STATEMENT EXECUTE FUNCTION aq_actions_after_truncate();
+
 CREATE TRIGGER actions_after_update_release AFTER UPDATE ON public.actions REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION aq_actions_after_release();
+
+CREATE TRIGGER actions_after_update_wake AFTER UPDATE OF status, run_at, is_head, quarantined ON public.actions FOR EACH ROW WHEN (((new.status = 'pending'::text) AND new.is_head AND ((old.status <> 'pending'::text) OR (NOT old.is_head) OR (old.run_at IS DISTINCT FROM new.run_at) OR (old.quarantined IS DISTINCT FROM new.quarantined)))) EXECUTE FUNCTION aq_actions_after_update_wake();
 
 CREATE TRIGGER actions_before_delete BEFORE DELETE ON public.actions FOR EACH ROW WHEN ((old.status = 'running'::text)) EXECUTE FUNCTION aq_actions_before_delete();
 
 CREATE TRIGGER actions_before_insert BEFORE INSERT ON public.actions FOR EACH ROW EXECUTE FUNCTION aq_actions_before_insert();
+
+CREATE TRIGGER actions_before_truncate BEFORE TRUNCATE ON public.actions FOR EACH STATEMENT EXECUTE FUNCTION aq_actions_before_truncate();
 
 CREATE TRIGGER actions_before_update BEFORE UPDATE ON public.actions FOR EACH ROW WHEN (((old.id <> new.id) OR (old.lock_id IS DISTINCT FROM new.lock_id) OR (old.holds_group IS DISTINCT FROM new.holds_group) OR (old.holds_group IS DISTINCT FROM ((new.status = ANY (ARRAY['pending'::text, 'running'::text])) OR ((new.status = 'failed'::text) AND (new.on_failure = 'block'::text)))) OR ((old.status = 'running'::text) AND ((new.status <> 'running'::text) OR (new.lease_owner IS DISTINCT FROM old.lease_owner) OR (new.lease_expires_at < old.lease_expires_at))))) EXECUTE FUNCTION aq_actions_before_update();
