@@ -1,12 +1,16 @@
 import { BadRequestException, Injectable, PipeTransform } from '@nestjs/common';
+import { int64TextProblem } from './dto/int64.validator';
 
-/** Parses an `:id` route parameter: a positive 64-bit integer, returned as a canonical decimal string. */
+/**
+ * Parses an `:id` route parameter: a positive integer within the signed
+ * 64-bit range (PostgreSQL bigint), returned as a canonical decimal string.
+ * @throws BadRequestException naming `id` (beyond int64: "must fit in a signed 64-bit integer").
+ */
 @Injectable()
 export class ActionIdPipe implements PipeTransform<string, string> {
   transform(value: string): string {
-    if (!/^\d{1,19}$/.test(value) || BigInt(value) < 1n || BigInt(value) > 2n ** 63n - 1n) {
-      throw new BadRequestException([`id must be a positive integer, got ${JSON.stringify(value)}`]);
-    }
+    const problem = int64TextProblem(value, 1n);
+    if (problem) throw new BadRequestException([`id ${problem}, got ${JSON.stringify(value)}`]);
     return BigInt(value).toString();
   }
 }

@@ -13,6 +13,7 @@ import {
 } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { DatabaseUnavailableInterceptor } from '../http/database-unavailable.interceptor';
+import { DeepJsonInterceptor } from '../http/deep-json.interceptor';
 import { JsonBodyInterceptor } from '../http/json-body.interceptor';
 import { QueueValidationPipe } from '../http/validation.pipe';
 import { ActionIdPipe } from './action-id.pipe';
@@ -27,7 +28,7 @@ import { ListActionsQuery } from './dto/list-actions.query';
 @ApiTags('actions')
 @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'A field is invalid; `message` names it' })
 @UsePipes(QueueValidationPipe)
-@UseInterceptors(JsonBodyInterceptor, DatabaseUnavailableInterceptor)
+@UseInterceptors(JsonBodyInterceptor, DatabaseUnavailableInterceptor, DeepJsonInterceptor)
 @Controller('actions')
 export class ActionsController {
   constructor(private readonly actions: ActionsService) {}

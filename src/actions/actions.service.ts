@@ -7,6 +7,7 @@ import { ActionHandlersRegistry } from '../handlers/action-handlers.registry';
 import { EnqueueMetrics } from '../metrics/enqueue-metrics';
 import { ActionResource, AttemptResource, GroupResource, StatsResource, toActionResource, toAttemptResource } from './action.resource';
 import { jsonBodyProblem } from '../http/json-body-guard.middleware';
+import { stringifyJson } from '../http/json-text';
 import { lockIdProblem } from './dto/lock-id.validator';
 import { runAtProblem } from './dto/run-at.validator';
 import { ActionQueue } from './action-queue.contract';
@@ -195,13 +196,16 @@ export class ActionsService implements ActionQueue {
     }
     return this.dataSource.transaction('READ COMMITTED', async (m) => {
       const [failed]: (ActionRow & { retried_as: string | null })[] = await m.query(LOCK_FAILED_SKIP_SQL, [id]);
-      if (!failed) throw await this.stateConflict(id, 'retry', 'failed');
+      // On the transaction's own connection: asking the pool for a second one
+      // while holding this one can exhaust it under concurrent retries.
+      if (!failed) throw await this.stateConflict(id, 'retry', 'failed', m);
       if (failed.retried_as) throw new ConflictException(`action ${id} was already retried as action ${failed.retried_as}`);
       try {
         const [copy]: ActionRow[] = await m.query(INSERT_ACTIONS_SQL, [
           [failed.lock_id],
           [failed.type],
-          [JSON.stringify(failed.payload)],
+          // Whatever its depth (a SQL producer may store any): JSON.stringify would overflow the stack.
+          [stringifyJson(failed.payload)],
           [null],
           [failed.max_attempts],
           [failed.on_failure],
@@ -298,8 +302,14 @@ export class ActionsService implements ActionQueue {
     };
   }
 
-  private async stateConflict(id: string, verb: string, allowed: string): Promise<Error> {
-    const [row]: ActionRow[] = await this.dataSource.query(SELECT_ACTION_SQL, [id]);
+  /**
+   * The error for an action that is not in a state `verb` accepts: 404 when it
+   * does not exist, else 409 naming its status and the allowed ones.
+   * @param on where to read the action: inside a transaction, its EntityManager
+   *   (never a second pool connection while one is held); else the DataSource.
+   */
+  private async stateConflict(id: string, verb: string, allowed: string, on: Pick<EntityManager, 'query'> = this.dataSource): Promise<Error> {
+    const [row]: ActionRow[] = await on.query(SELECT_ACTION_SQL, [id]);
     if (!row) return new NotFoundException(`action ${id} not found`);
     return new ConflictException(
       `cannot ${verb} action ${id}: it is ${row.status}${row.status === 'failed' ? ` (policy ${row.on_failure})` : ''}; allowed from ${allowed}`,

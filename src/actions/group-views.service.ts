@@ -2,6 +2,7 @@ import { BadRequestException, Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { QUEUE_DATA_SOURCE } from '../database/queue-data-source.token';
 import { toAttemptResource } from './action.resource';
+import { INT64_MAX } from './dto/int64.validator';
 import { lockIdProblem } from './dto/lock-id.validator';
 import { BlockedGroupsQuery, DeepestGroupsQuery, GroupTimelineQuery } from './dto/group-views.query';
 import { BlockedGroupsPage, DeepestGroupResource, GroupTimelineResource, TimelineActionResource } from './group-views.resource';
@@ -9,7 +10,7 @@ import { ActionRow } from './sql/action-columns.sql';
 import { BLOCKED_GROUPS_SQL, DEEPEST_GROUPS_SQL, GROUP_TIMELINE_SQL, TRACES_SQL } from './sql/group-views.sql';
 
 /** Largest signed 64-bit integer: "before" when the caller gives none. */
-const INT64_MAX = (2n ** 63n - 1n).toString();
+const INT64_MAX_TEXT = INT64_MAX.toString();
 
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
 
@@ -103,7 +104,7 @@ export class GroupViewsService {
     const limit = query.limit ?? 50;
     const rows: (ActionRow & { lease_owner: string | null; attempt_started_at: Date | null; lease_expires_at: Date | null })[] = await this.dataSource.query(
       GROUP_TIMELINE_SQL,
-      [canonical, query.before ?? INT64_MAX, limit],
+      [canonical, query.before ?? INT64_MAX_TEXT, limit],
     );
     rows.reverse(); // newest first from the index walk; execution order is id order
     const traces = rows.length > 0 ? await this.dataSource.query(TRACES_SQL, [rows.map((r) => r.id)]) : [];

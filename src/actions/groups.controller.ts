@@ -1,6 +1,7 @@
 import { Controller, Get, Param, Query, UseInterceptors, UsePipes } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { DatabaseUnavailableInterceptor } from '../http/database-unavailable.interceptor';
+import { DeepJsonInterceptor } from '../http/deep-json.interceptor';
 import { JsonBodyInterceptor } from '../http/json-body.interceptor';
 import { QueueValidationPipe } from '../http/validation.pipe';
 import { GroupResource } from './action.resource';
@@ -14,7 +15,7 @@ import { GroupViewsService } from './group-views.service';
 /** `GET /groups/...`: a group's state, blocked and deepest groups, a group's timeline. */
 @ApiTags('groups')
 @UsePipes(QueueValidationPipe)
-@UseInterceptors(JsonBodyInterceptor, DatabaseUnavailableInterceptor)
+@UseInterceptors(JsonBodyInterceptor, DatabaseUnavailableInterceptor, DeepJsonInterceptor)
 @Controller('groups')
 export class GroupsController {
   constructor(

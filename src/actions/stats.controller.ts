@@ -8,7 +8,7 @@ import { ActivityResource } from './activity.resource';
 import { ActivityService } from './activity.service';
 import { ActionsService } from './actions.service';
 import { ErrorResponseDto, StatsResponseDto } from './dto/action-responses.dto';
-import { ActivityQuery } from './dto/activity.query';
+import { ActivityQuery, StatsQuery } from './dto/activity.query';
 import { ActivityDto } from './dto/admin-responses.dto';
 
 /** `GET /stats`: counts by status, oldest due age, blocked groups; `GET /stats/activity`: recent throughput and latency. */
@@ -25,7 +25,8 @@ export class StatsController {
   @Get()
   @ApiOperation({ summary: 'Counts by status (exact, or labelled estimates on a large table), due versus scheduled, oldest due age, blocked groups' })
   @ApiOkResponse({ type: StatsResponseDto })
-  get(): Promise<StatsResource> {
+  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'An unknown query parameter; `message` names it' })
+  get(@Query() _query: StatsQuery): Promise<StatsResource> {
     return this.actions.stats();
   }
 

@@ -18,6 +18,14 @@ describe('settings', () => {
     for (const name of SETTING_NAMES) expect(describeAllowedValues(name)).toMatch(new RegExp(`^${name} must `));
   });
 
+  it('refuses a retry backoff cap below the base, naming both', () => {
+    expect(() => loadSettings({ RETRY_BACKOFF_BASE_MS: '5000', RETRY_BACKOFF_CAP_MS: '1000' })).toThrow(
+      /^Invalid setting RETRY_BACKOFF_CAP_MS=1000: must be at least RETRY_BACKOFF_BASE_MS \(5000\)$/,
+    );
+    expect(() => loadSettings({ RETRY_BACKOFF_CAP_MS: '999' })).toThrow(/RETRY_BACKOFF_CAP_MS=999: must be at least RETRY_BACKOFF_BASE_MS \(1000\)/);
+    expect(loadSettings({ RETRY_BACKOFF_BASE_MS: '20', RETRY_BACKOFF_CAP_MS: '20' }).RETRY_BACKOFF_CAP_MS).toBe(20);
+  });
+
   it('fills defaults and parses booleans and integers', () => {
     const s = loadSettings({ WORKER_ENABLED: 'off', WORKER_CONCURRENCY: ' 8 ', API_KEY: '' });
     expect(s.WORKER_ENABLED).toBe(false);

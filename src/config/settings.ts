@@ -265,7 +265,8 @@ export function describeAllowedValues(name: string): string {
  *
  * @param env the environment (usually `process.env`); empty strings count as unset.
  * @returns the typed settings, defaults filled in.
- * @throws Error with one line per invalid setting, naming it and the allowed values.
+ * @throws Error with one line per invalid setting, naming it and the allowed values
+ *   (RETRY_BACKOFF_CAP_MS below RETRY_BACKOFF_BASE_MS names both).
  */
 export function loadSettings(env: Record<string, unknown> = process.env): Settings {
   const known = new Set(SETTING_NAMES);
@@ -275,12 +276,18 @@ export function loadSettings(env: Record<string, unknown> = process.env): Settin
   }
   const settings = plainToInstance(Settings, picked, { exposeDefaultValues: true });
   const errors = validateSync(settings, { whitelist: false });
-  if (errors.length > 0) {
-    const lines = errors.map((e) => {
-      const shown = SECRET_SETTINGS.has(e.property) ? '' : `=${JSON.stringify(e.value)}`;
-      return `Invalid setting ${e.property}${shown}: ${describeAllowedValues(e.property)}`;
-    });
-    throw new Error(lines.join('\n'));
+  const lines = errors.map((e) => {
+    const shown = SECRET_SETTINGS.has(e.property) ? '' : `=${JSON.stringify(e.value)}`;
+    return `Invalid setting ${e.property}${shown}: ${describeAllowedValues(e.property)}`;
+  });
+  // Settings that are valid alone but not together (checked once each is valid).
+  const invalid = new Set(errors.map((e) => e.property));
+  if (!invalid.has('RETRY_BACKOFF_BASE_MS') && !invalid.has('RETRY_BACKOFF_CAP_MS') && settings.RETRY_BACKOFF_CAP_MS < settings.RETRY_BACKOFF_BASE_MS) {
+    // A cap below the base would silently make every delay the cap.
+    lines.push(
+      `Invalid setting RETRY_BACKOFF_CAP_MS=${settings.RETRY_BACKOFF_CAP_MS}: must be at least RETRY_BACKOFF_BASE_MS (${settings.RETRY_BACKOFF_BASE_MS})`,
+    );
   }
+  if (lines.length > 0) throw new Error(lines.join('\n'));
   return settings;
 }

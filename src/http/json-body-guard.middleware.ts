@@ -1,3 +1,5 @@
+import { isUtf8 } from 'node:buffer';
+import type { IncomingMessage } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 
 /** Deepest nesting accepted in a JSON body (a payload of depth ~60 inside a batch item). */
@@ -44,6 +46,45 @@ export function jsonBodyProblem(body: unknown): string | null {
   return null;
 }
 
+/** The message of the 400 for a body whose bytes are not valid UTF-8. */
+export const INVALID_UTF8_MESSAGE = 'request body is not valid UTF-8: it holds a byte sequence that is not a character (bytes such as 0xFF)';
+
+/**
+ * Why the raw bytes of a JSON body are not text in their charset, or null
+ * when they are. The body parser would otherwise decode an invalid sequence
+ * to U+FFFD and the request would store replacement characters in place of
+ * what the client sent.
+ *
+ * @param body the raw body, after any Content-Encoding was undone.
+ * @param charset the charset of its Content-Type, lower case; default utf-8.
+ */
+export function bodyEncodingProblem(body: Buffer, charset = 'utf-8'): string | null {
+  if (charset === 'utf-8' || charset === 'utf8') return isUtf8(body) ? null : INVALID_UTF8_MESSAGE;
+  let decoder: InstanceType<typeof TextDecoder>;
+  try {
+    decoder = new TextDecoder(charset, { fatal: true });
+  } catch {
+    return null; // A charset Node does not know: the body parser answers 415 for it.
+  }
+  try {
+    decoder.decode(body);
+    return null;
+  } catch {
+    return `request body is not valid ${charset.toUpperCase()}`;
+  }
+}
+
+/**
+ * The `verify` hook of the JSON body parser (express.json / body-parser):
+ * refuses a body that is not valid text in its charset ({@link bodyEncodingProblem})
+ * before it is decoded, with 400 and the reason (the parser's error handler answers).
+ * @throws Error with `status` 400 and `type` 'encoding.invalid'.
+ */
+export function verifyJsonBodyEncoding(_req: IncomingMessage, _res: unknown, body: Buffer, charset?: string): void {
+  const problem = bodyEncodingProblem(body, charset?.toLowerCase());
+  if (problem) throw Object.assign(new Error(problem), { status: 400, type: 'encoding.invalid' });
+}
+
 /** Why a request's body is refused (415 or 400, with the message to answer), or null when it passes. */
 export interface JsonBodyRejection {
   status: 400 | 415;
@@ -57,7 +98,9 @@ export interface JsonBodyRejection {
  *   would be stored as null), no unpaired UTF-16 surrogate and no NUL character
  *   (PostgreSQL rejects both), nesting no deeper than {@link MAX_JSON_DEPTH} (class-transformer
  *   would overflow the stack), and no `__proto__`, `constructor` or `prototype` key at any
- *   depth, payload included (else 400).
+ *   depth, payload included (else 400);
+ * - when the raw body was kept (`req.rawBody`, Nest's `rawBody: true`), its bytes must be
+ *   valid in their charset (else 400; the service starter's parser checks this itself).
  * A request is checked once, however many times this is called for it.
  */
 export function jsonBodyRejection(req: Request): JsonBodyRejection | null {
@@ -67,6 +110,12 @@ export function jsonBodyRejection(req: Request): JsonBodyRejection | null {
   const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
   if (!hasBody) return null;
   if (!req.is('application/json')) return { status: 415, message: 'Content-Type must be application/json' };
+  // Where the raw bytes were kept (a host app created with rawBody: true), the
+  // queue's routes can still see bytes its parser decoded to U+FFFD.
+  const raw = (req as Request & { rawBody?: unknown }).rawBody;
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(req.headers['content-type'] ?? '')?.[1]?.toLowerCase();
+  const encoding = Buffer.isBuffer(raw) ? bodyEncodingProblem(raw, charset) : null;
+  if (encoding) return { status: 400, message: encoding };
   const problem = jsonBodyProblem(req.body);
   return problem ? { status: 400, message: problem } : null;
 }

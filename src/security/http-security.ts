@@ -3,7 +3,7 @@ import type { NextFunction, Request, Response } from 'express';
 import helmet from 'helmet';
 import { Settings } from '../config/settings';
 import { DASHBOARD_PATH, dashboardServed } from '../dashboard/dashboard-assets';
-import { jsonBodyGuard } from '../http/json-body-guard.middleware';
+import { jsonBodyGuard, verifyJsonBodyEncoding } from '../http/json-body-guard.middleware';
 import { apiKeyMiddleware } from './api-key.middleware';
 
 interface HttpError extends Error {
@@ -49,9 +49,16 @@ export function applyHttpSecurity(app: INestApplication, settings: Settings): vo
   if (settings.API_KEY) app.use(apiKeyMiddleware(settings.API_KEY, dashboardServed(settings) ? [DASHBOARD_PATH] : []));
 }
 
-/** Installs the JSON body parser (BODY_LIMIT_BYTES), its 413/400 error handler, and the JSON body guard (415/400). */
-export function applyBodyParser(app: INestApplication & { useBodyParser(type: 'json', options: { limit: number }): unknown }, settings: Settings): void {
-  app.useBodyParser('json', { limit: settings.BODY_LIMIT_BYTES });
+/**
+ * Installs the JSON body parser (BODY_LIMIT_BYTES; a body that is not valid
+ * UTF-8 is refused with 400 before decoding), its 413/400 error handler, and
+ * the JSON body guard (415/400).
+ */
+export function applyBodyParser(
+  app: INestApplication & { useBodyParser(type: 'json', options: { limit: number; verify: typeof verifyJsonBodyEncoding }): unknown },
+  settings: Settings,
+): void {
+  app.useBodyParser('json', { limit: settings.BODY_LIMIT_BYTES, verify: verifyJsonBodyEncoding });
   app.use(bodyParserErrorHandler(settings.BODY_LIMIT_BYTES));
   app.use(jsonBodyGuard());
 }

@@ -136,7 +136,9 @@ export async function bootstrapActionQueueService(options: ActionQueueServiceOpt
     await embedded?.stop().catch(() => undefined);
     process.exit(1);
   }
-  logger.log(`Listening on http://${settings.HOST}:${settings.PORT} (worker ${settings.WORKER_ENABLED ? 'on' : 'off'})`);
+  // The port actually bound: with PORT=0 the system picks one, and that is the one to log.
   const { port } = app.getHttpServer().address() as { port: number };
-  return { app, url: `http://${settings.HOST.includes(':') ? `[${settings.HOST}]` : settings.HOST}:${port}`, settings, databaseUrl, stop };
+  const url = `http://${settings.HOST.includes(':') ? `[${settings.HOST}]` : settings.HOST}:${port}`;
+  logger.log(`Listening on ${url} (worker ${settings.WORKER_ENABLED ? 'on' : 'off'})`);
+  return { app, url, settings, databaseUrl, stop };
 }

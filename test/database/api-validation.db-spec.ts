@@ -206,6 +206,13 @@ describe('REST input validation (G8)', () => {
     });
   });
 
+  describe('GET /stats', () => {
+    it('rejects an unknown query parameter with 400 naming it, as every other route', async () => {
+      await expectRejected(() => request(url).get('/stats?x=1'), 400, 'property x should not exist');
+      await request(url).get('/stats').expect(200);
+    });
+  });
+
   describe('POST /actions/:id/cancel and /retry', () => {
     it('rejects a non-numeric id with 400 and an unknown id with 404', async () => {
       await expectRejected(() => request(url).post('/actions/x/cancel'), 400, 'id');
@@ -244,6 +251,67 @@ describe('REST input validation (G8)', () => {
     it('rejects a malformed lock id with 400 naming lockId', async () => {
       await expectRejected(() => request(url).get('/groups/abc'), 400, 'lockId');
       await expectRejected(() => request(url).get('/groups/99999999999999999999'), 400, 'lockId');
+    });
+  });
+
+  describe('64-bit ids, cursors and lock ids in paths and queries', () => {
+    const max = '9223372036854775807'; // 2^63 - 1: accepted everywhere
+    const beyond = '9223372036854775808'; // 2^63: "out of range for type bigint" if it reached PostgreSQL
+
+    it.each([
+      ['GET /actions?after', (v: string) => request(url).get(`/actions?after=${v}`), 200, 'after'],
+      ['GET /actions?lockId', (v: string) => request(url).get(`/actions?lockId=${v}`), 200, 'lockId'],
+      ['GET /actions/:id', (v: string) => request(url).get(`/actions/${v}`), 404, 'id'],
+      ['POST /actions/:id/cancel', (v: string) => request(url).post(`/actions/${v}/cancel`), 404, 'id'],
+      ['POST /actions/:id/retry', (v: string) => request(url).post(`/actions/${v}/retry`), 404, 'id'],
+      ['GET /groups/:lockId', (v: string) => request(url).get(`/groups/${v}`), 200, 'lockId'],
+      ['GET /groups/:lockId/timeline', (v: string) => request(url).get(`/groups/${v}/timeline`), 200, 'lockId'],
+      ['GET /groups/:lockId/timeline?before', (v: string) => request(url).get(`/groups/1/timeline?before=${v}`), 200, 'before'],
+      ['GET /groups/blocked?after', (v: string) => request(url).get(`/groups/blocked?after=${v}`), 200, 'after'],
+    ])('%s: accepts 2^63 - 1 and answers 2^63 with 400 naming the field', async (_route, send, okStatus, field) => {
+      const ok = await send(max);
+      expect({ status: ok.status, body: ok.body }).toEqual(expect.objectContaining({ status: okStatus }));
+      const res = await expectRejected(() => send(beyond), 400, new RegExp(`${field} must fit in a signed 64-bit integer`));
+      expect(JSON.stringify(res.body)).not.toMatch(/out of range/);
+    });
+
+    it('accepts the smallest lock id, -2^63, and answers one below it with 400 naming lockId', async () => {
+      await request(url).get('/actions?lockId=-9223372036854775808').expect(200);
+      await request(url).get('/groups/-9223372036854775808').expect(200);
+      await expectRejected(() => request(url).get('/actions?lockId=-9223372036854775809'), 400, 'lockId must fit in a signed 64-bit integer');
+      await expectRejected(() => request(url).get('/groups/-9223372036854775809'), 400, 'lockId must fit in a signed 64-bit integer');
+    });
+  });
+
+  describe('request bodies that are not valid UTF-8', () => {
+    /** A JSON body whose `payload.note` holds `bytes` (raw, not escaped). */
+    const withBytes = (bytes: number[], prefix = '', suffix = '') =>
+      Buffer.concat([Buffer.from(`${prefix}{"type": "instance.create", "payload": {"note": "a`), Buffer.from(bytes), Buffer.from(`b"}}${suffix}`)]);
+    /** Posts `body` as it is, byte for byte (superagent would JSON-encode a Buffer itself). */
+    const postBytes = (path: string, body: Buffer, contentType = 'application/json') =>
+      request(url)
+        .post(path)
+        .set('Content-Type', contentType)
+        .serialize((b: Buffer) => b as unknown as string)
+        .send(body as unknown as object);
+
+    it('answers 400 saying the body is not valid UTF-8, on POST /actions and /actions/batch, and writes nothing', async () => {
+      for (const [path, prefix, suffix] of [
+        ['/actions', '', ''],
+        ['/actions/batch', '{"actions": [', ']}'],
+      ]) {
+        await expectRejected(() => postBytes(path, withBytes([0xff, 0xfe], prefix, suffix)), 400, /not valid UTF-8/);
+        await expectRejected(() => postBytes(path, withBytes([0xff, 0xfe], prefix, suffix), 'application/json; charset=utf-8'), 400, /not valid UTF-8/);
+        // A truncated multi-byte sequence (the first two bytes of "€") and an overlong "/" too.
+        await expectRejected(() => postBytes(path, withBytes([0xe2, 0x82], prefix, suffix)), 400, /not valid UTF-8/);
+        await expectRejected(() => postBytes(path, withBytes([0xc0, 0xaf], prefix, suffix)), 400, /not valid UTF-8/);
+      }
+    });
+
+    it('still accepts valid multi-byte UTF-8 sent as bytes and stores it exactly', async () => {
+      const res = await postBytes('/actions', withBytes([...Buffer.from('é€😀')])).expect(201);
+      const { rows } = await pg.query<{ note: string }>(`SELECT payload->>'note' AS note FROM actions WHERE id = $1`, [res.body.id]);
+      expect(rows[0].note).toBe('aé€😀b');
     });
   });
 
@@ -289,5 +357,34 @@ describe('REST input validation (G8)', () => {
         .expect(201);
       expect(res.body.lockId).toBe('9007199254740991');
     });
+  });
+});
+
+/**
+ * A route that conflicts must never wait for a second pool connection while
+ * it holds one in a transaction: with a pool of 2, concurrent retries of a
+ * done action once all waited for the pool's 5 s connect timeout and got 503.
+ */
+describe('conflicts answered inside a transaction (pool of 2)', () => {
+  const t = withTestApp('apipool', { env: { WORKER_ENABLED: 'false', DB_POOL_SIZE: '2' } });
+
+  it('answers 10 concurrent retries and cancels of a done action with 409, quickly', async () => {
+    const { rows } = await t.pg.query<{ id: string }>(`INSERT INTO actions (type, payload) VALUES ('instance.create', '{}') RETURNING id::text`);
+    const id = rows[0].id;
+    await t.pg.query(`UPDATE actions SET status = 'done', finished_at = now() WHERE id = $1`, [id]);
+    for (const verb of ['retry', 'cancel']) {
+      const started = Date.now();
+      const answers = await Promise.all(Array.from({ length: 10 }, () => request(t.url).post(`/actions/${id}/${verb}`)));
+      const elapsed = Date.now() - started;
+      expect(answers.map((r) => [r.status, r.body.message])).toEqual(
+        Array.from({ length: 10 }, () => [
+          409,
+          `cannot ${verb} action ${id}: it is done; allowed from ${verb === 'retry' ? 'failed' : 'pending, running or failed'}`,
+        ]),
+      );
+      // Well under the pool's 5 s connect timeout: nobody waited for a connection that could not come.
+      expect(elapsed).toBeLessThan(2_000);
+    }
+    await request(t.url).get('/health').expect(200);
   });
 });

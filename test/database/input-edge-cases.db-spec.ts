@@ -149,4 +149,62 @@ describe('input edge cases: runAt offsets and NUL look-alikes', () => {
       expect(await count()).toBe(before);
     });
   });
+
+  describe('payloads and results nested deeper than JSON.stringify can recurse (stored by SQL)', () => {
+    const depth = 8000; // PostgreSQL accepts it; JSON.stringify overflows the stack from about 4 000
+    const deepArray = '['.repeat(depth) + ']'.repeat(depth);
+
+    it('answers GET /actions/:id, the list, the group and a skip retry with 200 and the values intact', async () => {
+      const { rows } = await sql.query<{ id: string }>(
+        `INSERT INTO actions (lock_id, type, payload) VALUES (77001, 'instance.create', ('{"d":' || repeat('[', $1) || repeat(']', $1) || '}')::jsonb),
+                (NULL, 'instance.create', ('{"d":' || repeat('[', $1) || repeat(']', $1) || '}')::jsonb),
+                (77002, 'instance.create', ('{"d":' || repeat('[', $1) || repeat(']', $1) || '}')::jsonb)
+         RETURNING id::text`,
+        [depth],
+      );
+      const [head, done, skipped] = rows.map((r) => r.id);
+      await sql.query(`UPDATE actions SET status = 'done', finished_at = now(), result = payload WHERE id = $1`, [done]);
+      await sql.query(`UPDATE actions SET status = 'failed', on_failure = 'skip', finished_at = now(), attempts = 1 WHERE id = $1`, [skipped]);
+      // Compared as text: the parsed value is too deep for a recursive toEqual.
+      const payloadText = `"payload":{"d":${deepArray}}`;
+
+      const one = await request(url).get(`/actions/${head}`).expect(200);
+      expect(one.headers['content-type']).toMatch(/^application\/json/);
+      expect(one.text).toContain(payloadText);
+      expect(one.body.id).toBe(head);
+      const finished = await request(url).get(`/actions/${done}`).expect(200);
+      expect(finished.text).toContain(payloadText);
+      expect(finished.text).toContain(`"result":{"d":${deepArray}}`);
+
+      const page = await request(url)
+        .get(`/actions?after=${BigInt(head) - 1n}&limit=3`)
+        .expect(200);
+      expect(page.body.items.map((a: { id: string }) => a.id)).toEqual([head, done, skipped]);
+      expect(page.text.split(payloadText).length - 1).toBe(3);
+
+      const group = await request(url).get('/groups/77001').expect(200);
+      expect(group.body.head.id).toBe(head);
+      expect(group.text).toContain(payloadText);
+
+      const copy = await request(url).post(`/actions/${skipped}/retry`).expect(200);
+      expect(copy.body.retryOf).toBe(skipped);
+      expect(copy.text).toContain(payloadText);
+      const same = await sql.query<{ same: boolean }>(
+        `SELECT (SELECT payload FROM actions WHERE id = $1) = (SELECT payload FROM actions WHERE id = $2) AS same`,
+        [skipped, copy.body.id],
+      );
+      expect(same.rows[0].same).toBe(true);
+    });
+
+    it('hands the payload to in-process reads', async () => {
+      const { rows } = await sql.query<{ id: string }>(
+        `INSERT INTO actions (type, payload) VALUES ('instance.create', ('{"d":' || repeat('[', $1) || repeat(']', $1) || '}')::jsonb) RETURNING id::text`,
+        [depth],
+      );
+      const action = await app.get(ActionsService).get(rows[0].id);
+      let levels = 0;
+      for (let v: unknown = action.payload.d; Array.isArray(v) && v.length > 0; v = v[0]) levels++;
+      expect(levels).toBe(depth - 1);
+    });
+  });
 });

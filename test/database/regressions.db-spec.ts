@@ -94,6 +94,20 @@ describe('regressions from the break-it review', () => {
     expect(await count()).toBe(before);
   });
 
+  it('runs an action whose payload is nested 8 000 levels deep (stored by SQL) and reads it back', async () => {
+    const depth = 8000; // JSON.stringify and structured cloning overflow the stack from about 4 000
+    const { rows } = await sql.query<{ id: string }>(
+      `INSERT INTO actions (type, payload) VALUES ('instance.create', ('{"durationMs": 0, "d":' || repeat('[', $1) || repeat(']', $1) || '}')::jsonb) RETURNING id::text`,
+      [depth],
+    );
+    const done = await waitFor(async () => {
+      const res = await request(url).get(`/actions/${rows[0].id}`).expect(200);
+      return res.body.status === 'done' ? res : null;
+    });
+    expect(done.body.attempts).toBe(1);
+    expect(done.text).toContain(`"d":${'['.repeat(depth)}${']'.repeat(depth)}`);
+  });
+
   it('answers 415 to a body that is not JSON', async () => {
     const res = await request(url).post('/actions').set('content-type', 'text/plain').send('{"type":"instance.create"}');
     expect(res.status).toBe(415);

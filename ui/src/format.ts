@@ -1,4 +1,5 @@
 /** Formatting shared by the pages. */
+import { stringifyJson } from '../../src/http/json-text';
 
 const numberFormat = new Intl.NumberFormat('en');
 
@@ -36,7 +37,17 @@ export function formatClock(ms: number, millis = false): string {
   return millis ? `${text}.${String(new Date(ms).getMilliseconds()).padStart(3, '0')}` : text;
 }
 
-/** Any JSON value, indented, for <pre>. */
+/**
+ * Any JSON value, indented, for <pre>. A value nested deeper than
+ * JSON.stringify can recurse (a payload stored by SQL) is shown compact,
+ * written without recursion, rather than breaking the page.
+ */
 export function formatJson(value: unknown): string {
-  return value === undefined ? '' : JSON.stringify(value, null, 2);
+  if (value === undefined) return '';
+  try {
+    return JSON.stringify(value, null, 2);
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    return stringifyJson(value) ?? '';
+  }
 }

@@ -13,3 +13,9 @@ export class ActivityQuery {
   @Max(60)
   minutes?: number;
 }
+
+/**
+ * Query of `GET /stats`: it takes no parameter; the class is there so that an
+ * unknown one is refused with 400 naming it, as on every other route.
+ */
+export class StatsQuery {}

@@ -3,6 +3,7 @@ import { Transform, Type } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
 import { ACTION_STATUSES, ActionStatus } from '../../vocabulary';
 import { ACTION_TYPE_PATTERN } from '../../vocabulary';
+import { IsInt64Text } from './int64.validator';
 import { IsLockId, toLockIdString } from './lock-id.validator';
 
 /** Query of `GET /actions`. */
@@ -35,6 +36,6 @@ export class ListActionsQuery {
   /** Cursor: the last id of the previous page. */
   @ApiPropertyOptional({ type: String, example: '67', description: 'The last id of the previous page' })
   @IsOptional()
-  @Matches(/^\d{1,19}$/, { message: 'after must be a non-negative integer id' })
+  @IsInt64Text(0n)
   after?: string;
 }

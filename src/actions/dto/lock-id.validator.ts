@@ -1,7 +1,5 @@
 import { ValidationArguments, ValidationOptions, registerDecorator } from 'class-validator';
-
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
+import { int64TextProblem } from './int64.validator';
 
 /** Why `value` is not a valid lock id, or null when it is (a decimal string in int64 range, or a safe integer). */
 export function lockIdProblem(value: unknown): string | null {
@@ -10,12 +8,8 @@ export function lockIdProblem(value: unknown): string | null {
     if (!Number.isSafeInteger(value)) return 'is a JSON integer beyond ±(2^53 - 1) and has lost precision; send it as a decimal string';
     return null;
   }
-  if (typeof value === 'string') {
-    if (!/^-?\d{1,19}$/.test(value)) return 'must be a decimal integer string, e.g. "26"';
-    const big = BigInt(value);
-    if (big < INT64_MIN || big > INT64_MAX) return 'must fit in a signed 64-bit integer';
-    return null;
-  }
+  // The same int64 check as every other id and cursor.
+  if (typeof value === 'string') return int64TextProblem(value);
   return 'must be a decimal string or an integer';
 }
 

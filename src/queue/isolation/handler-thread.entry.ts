@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { Logger, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ACTION_HANDLER_METADATA } from '../../handlers/action-handler.constants';
+import type { QueuedAction } from '../../handlers/action-context.interface';
 import type { ActionHandlerHost } from '../../handlers/action-handler.host';
 import type { ActionHandlerOptions } from '../../handlers/action-handler-options.interface';
 import { PermanentFailureError } from '../../handlers/permanent-failure.error';
@@ -23,7 +24,8 @@ export default async function runAttemptInThread(task: ThreadTask): Promise<Thre
     const handler = await handlerFor(task.file, task.type);
     const signal = new AbortController().signal;
     const logger = new Logger(`action ${task.action.id} (${task.type}, attempt ${task.action.attempt}, thread)`);
-    const value = await handler.handle(task.action, { signal, attempt: task.action.attempt, workerId: task.workerId, logger });
+    const action: QueuedAction = { ...task.action, payload: JSON.parse(task.payloadJson) as QueuedAction['payload'] };
+    const value = await handler.handle(action, { signal, attempt: task.action.attempt, workerId: task.workerId, logger });
     return { ok: true, resultJson: toResultJson(value) };
   } catch (error) {
     const { message, stack } = describeThrown(error);

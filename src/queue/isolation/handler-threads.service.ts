@@ -2,6 +2,7 @@ import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { join } from 'node:path';
 import type { Piscina } from 'piscina';
 import type { QueuedAction } from '../../handlers/action-context.interface';
+import { stringifyJson } from '../../http/json-text';
 import type { RegisteredHandler } from '../../handlers/action-handlers.registry';
 import { Settings } from '../../config/settings';
 import { SETTINGS } from '../../config/settings.token';
@@ -50,7 +51,9 @@ export class HandlerThreads implements OnApplicationShutdown {
    *   abort reason when `signal` aborted.
    */
   async run(registered: RegisteredHandler, action: QueuedAction, workerId: string, signal: AbortSignal): Promise<SerializedResult> {
-    const task: ThreadTask = { file: registered.file!, type: registered.options.type, action, workerId };
+    const { payload, ...rest } = action;
+    // As text: structured cloning a deeply nested payload would overflow the stack.
+    const task: ThreadTask = { file: registered.file!, type: registered.options.type, action: rest, payloadJson: stringifyJson(payload) ?? '{}', workerId };
     let answer: ThreadTaskResult;
     try {
       answer = await this.poolFor(registered).run(task, { signal });

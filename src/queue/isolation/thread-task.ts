@@ -5,7 +5,14 @@ export interface ThreadTask {
   /** The file that declares the handler (loaded in the thread). */
   file: string;
   type: string;
-  action: QueuedAction;
+  /** The action without its payload, which travels as {@link ThreadTask.payloadJson}. */
+  action: Omit<QueuedAction, 'payload'>;
+  /**
+   * The payload as JSON text: a thread message is structured-cloned, which
+   * recurses and overflows the stack on a payload nested thousands of levels
+   * deep; JSON.parse in the thread does not.
+   */
+  payloadJson: string;
   workerId: string;
 }
 
