@@ -14,6 +14,9 @@ import { DASHBOARD_ASSETS_DIR, DASHBOARD_PATH, dashboardAssetsBuilt, setDashboar
     ServeStaticModule.forRoot({
       rootPath: DASHBOARD_ASSETS_DIR,
       serveRoot: DASHBOARD_PATH,
+      // Any other path answers with the page (a reload of a deep link), except
+      // one that names a file (`/ui/nope.js`): a missing file is a 404, not HTML.
+      exclude: [`${DASHBOARD_PATH}/*path.:extension`],
       serveStaticOptions: { setHeaders: setDashboardHeaders, fallthrough: true },
     }),
   ],

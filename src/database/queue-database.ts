@@ -11,6 +11,12 @@ export const QUEUE_DATABASE = Symbol('actions:database');
 const CONNECT_ATTEMPTS = 10;
 /** Pause between two connection attempts (ms). */
 const CONNECT_RETRY_DELAY_MS = 3_000;
+/**
+ * SQLSTATE classes that no retry cures: 3D (the database does not exist) and
+ * 28 (authentication or authorization refused). Start-up fails on the first.
+ * Source: PostgreSQL documentation, Appendix A "PostgreSQL Error Codes".
+ */
+const PERMANENT_CONNECT_ERROR_CLASSES = ['3D', '28'];
 
 /** The database the queue runs on. */
 export interface QueueDatabase {
@@ -24,7 +30,8 @@ export interface QueueDatabase {
 
 /**
  * Opens the queue's database: a DataSource of its own for a URL (connecting
- * up to 10 times, 3 s apart, as TypeOrmModule does), or the app's DataSource
+ * up to 10 times, 3 s apart, as TypeOrmModule does, but at once giving up on
+ * an error no retry cures: unknown database, refused login), or the app's DataSource
  * (initialised when it is not yet, never closed by the queue).
  *
  * @param options the `database` module option.
@@ -47,7 +54,9 @@ export async function openQueueDatabase(options: ActionQueueDatabaseOptions, poo
       await dataSource.initialize();
       return { dataSource, url: options.url, owned: true };
     } catch (error) {
-      if (attempt >= CONNECT_ATTEMPTS) throw error;
+      const code = (error as { code?: unknown }).code;
+      const permanent = typeof code === 'string' && PERMANENT_CONNECT_ERROR_CLASSES.includes(code.slice(0, 2));
+      if (permanent || attempt >= CONNECT_ATTEMPTS) throw error;
       logger.error(`Unable to connect to the database: ${(error as Error).message}. Retrying (${attempt})...`);
       await new Promise((resolve) => setTimeout(resolve, CONNECT_RETRY_DELAY_MS));
     }

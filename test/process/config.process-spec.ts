@@ -14,7 +14,7 @@ function runService(env: Record<string, string>): Promise<{ code: number | null;
     child.stderr.on('data', (d) => (output += d));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`service did not exit on an invalid setting:\n${output}`));
+      reject(new Error(`service did not exit by itself:\n${output}`));
     }, 15_000);
     child.on('exit', (code) => {
       clearTimeout(timer);
@@ -34,5 +34,19 @@ describe('settings', () => {
     const { code, output } = await runService({ DATABASE_URL: 'postgres://127.0.0.1:1/none', ...env });
     expect(code).not.toBe(0);
     expect(output.trim()).toBe(line);
+  });
+});
+
+/** A connection error no retry cures stops start-up at once; 10 attempts 3 s apart are for a server still starting. */
+describe('database at start-up', () => {
+  it('stops at once, naming the cause, when the database does not exist', async () => {
+    const server = new URL(process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+    server.pathname = '/aq_no_such_database';
+    const started = Date.now();
+    const { code, output } = await runService({ DATABASE_URL: server.toString(), LOG_LEVEL: 'error' });
+    expect(code).not.toBe(0);
+    expect(output).toContain('database "aq_no_such_database" does not exist');
+    expect(output).not.toContain('Retrying');
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 });

@@ -40,6 +40,9 @@ describe('dashboard: served at /ui by the API instances', () => {
         .get('/ui/groups/26')
         .expect(200)
         .expect('Content-Type', /text\/html/);
+      // A file that does not exist is a 404, not the page served as a script.
+      await request(url).get('/ui/nope.js').expect(404);
+      await request(url).get('/ui/assets/missing.css').expect(404);
       // Data needs the key, as before; so does anything that only looks like /ui.
       await request(url).get('/stats').expect(401);
       await request(url).get('/groups/blocked').expect(401);
