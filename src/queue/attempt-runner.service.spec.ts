@@ -103,6 +103,23 @@ describe('AttemptRunner', () => {
     expect((await running).end).toMatchObject({ kind: 'released', delayMs: 2_000 });
   });
 
+  it('leaves a quarantined attempt to expire when its instance cannot keep it leased, once started; releases it when it never started', async () => {
+    const started = new HandlerStop();
+    const running = runnerWith((_a, ctx) => new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason)))).run(
+      row(),
+      started,
+      Promise.resolve(null),
+    );
+    await new Promise((r) => setImmediate(r)); // the handler has started
+    started.stop(new LeaseExpiringError('7', 1, 200));
+    expect((await running).end).toBeNull();
+
+    const waiting = new HandlerStop();
+    const unstarted = runnerWith(never).run(row(), waiting, new Promise<null>(() => undefined));
+    waiting.stop(new LeaseExpiringError('7', 1, 200));
+    expect((await unstarted).end).toMatchObject({ kind: 'released', outcome: 'released' });
+  });
+
   it('ends a cancelled attempt as cancelled once the handler stops, and records nothing while it does not', async () => {
     const stops = new HandlerStop();
     const running = runnerWith((_a, ctx) => new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason)))).run(

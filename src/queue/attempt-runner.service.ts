@@ -125,7 +125,7 @@ export class AttemptRunner {
       const settled = outcome.then(() => undefined);
       const graceMs = reason instanceof ShutdownError || reason instanceof CancelRequestedError ? this.abortGraceMs : SETTLE_GRACE_MS;
       await waitAtMost(settled, graceMs);
-      return { end: this.abortEnd(row, reason, settledAtEnd, stray), settled, settledAtEnd, cause: stray ?? reason };
+      return { end: this.abortEnd(row, reason, settledAtEnd, stray, startWhen !== undefined), settled, settledAtEnd, cause: stray ?? reason };
     }
     const settled = SETTLED;
     if (first.ok) {
@@ -171,8 +171,18 @@ export class AttemptRunner {
     };
   }
 
-  private abortEnd(row: LeasedActionRow, reason: unknown, settled: boolean, stray: unknown): AttemptEnd | null {
+  /**
+   * What to record for an attempt its signal stopped, or null to record
+   * nothing (the lease is gone, or is left to expire).
+   * @param quarantined the attempt ran alone, in quarantine (its last attempt was lost with its instance).
+   */
+  private abortEnd(row: LeasedActionRow, reason: unknown, settled: boolean, stray: unknown, quarantined = false): AttemptEnd | null {
     if (reason instanceof LeaseLostError) return null;
+    // Running alone, its instance could not keep it leased: a second loss with
+    // an instance, not a release. Left to expire, the reaper counts it as one
+    // and charges both (poison detection, 008-lost-attempts.up.sql); found in
+    // an out-of-memory spiral, whose stalls beat the watchdog to it.
+    if (reason instanceof LeaseExpiringError && quarantined) return null;
     if (reason instanceof HandlerTimeoutError) return this.failureEnd(row, reason, 'timeout');
     if (reason instanceof StrayHandlerError) return this.failureEnd(row, stray ?? reason, 'error');
     const { message } = describeThrown(reason);

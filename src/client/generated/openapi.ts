@@ -1384,6 +1384,15 @@ export interface operations {
           'application/json': components['schemas']['StatsResponseDto'];
         };
       };
+      /** @description An unknown query parameter; `message` names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
       /** @description Only when the API_KEY setting is present: the key is missing or wrong */
       401: {
         headers: {

@@ -44,7 +44,7 @@ export function ActionPage({ id }: { id: string }) {
                 <tr>
                   <th scope="row">attempts</th>
                   <td>
-                    {a.attempts} of {a.maxAttempts} (on failure: {a.onFailure})
+                    {a.chargedAttempts} of {a.maxAttempts} charged, {a.attempts} run in all (on failure: {a.onFailure})
                   </td>
                 </tr>
                 <tr>

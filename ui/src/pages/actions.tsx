@@ -84,7 +84,7 @@ export function Actions() {
                 <th scope="col">lockId</th>
                 <th scope="col">type</th>
                 <th scope="col">status</th>
-                <th scope="col">attempts</th>
+                <th scope="col">budget used</th>
                 <th scope="col">created</th>
                 <th scope="col">finished</th>
               </tr>
@@ -100,8 +100,9 @@ export function Actions() {
                   <td>
                     <StatusBadge value={a.status} />
                   </td>
-                  <td>
-                    {a.attempts}/{a.maxAttempts}
+                  {/* The budget: attempts charged (a retry grants it afresh; releases are free) of maxAttempts. */}
+                  <td title={`${a.attempts} run(s) in all`}>
+                    {a.chargedAttempts}/{a.maxAttempts}
                   </td>
                   <td class="nowrap">{formatInstant(a.createdAt)}</td>
                   <td class="nowrap">{formatInstant(a.finishedAt)}</td>

@@ -65,7 +65,7 @@ function BlockedGroups() {
               <tr>
                 <th scope="col">lockId</th>
                 <th scope="col">failed head</th>
-                <th scope="col">attempts</th>
+                <th scope="col">runs</th>
                 <th scope="col">error</th>
                 <th scope="col">failed at</th>
                 <th scope="col">waiting</th>
@@ -83,9 +83,8 @@ function BlockedGroups() {
                   <td>
                     <Link href={`/actions/${g.head.id}`}>#{g.head.id}</Link> {g.head.type}
                   </td>
-                  <td>
-                    {g.head.attempts}/{g.head.maxAttempts}
-                  </td>
+                  {/* Runs in all: a manual retry grants a fresh budget, so "of maxAttempts" would mislead. */}
+                  <td>{g.head.attempts}</td>
                   <td class="error-text">{g.head.lastError ?? '–'}</td>
                   <td class="nowrap">{formatInstant(g.head.failedAt)}</td>
                   <td>{formatCount(g.waiting)}</td>
