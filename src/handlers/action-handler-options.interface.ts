@@ -16,7 +16,9 @@ export interface ActionHandlerOptions {
    * End the attempt after this many ms: the signal aborts with a
    * HandlerTimeoutError and the attempt ends at once as a `timeout` (retried
    * while the budget lasts). A handler that ignores its signal keeps its slot
-   * until it returns; with `isolation: 'thread'` its thread is terminated.
+   * until it returns; with `isolation: 'thread'` its thread is terminated,
+   * and the time counts from when the handler starts in its thread (a new
+   * thread first loads the handler's file, allowed up to 30 s more).
    * Default: none.
    */
   timeoutMs?: number;

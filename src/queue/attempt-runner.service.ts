@@ -52,6 +52,14 @@ export interface AttemptRun {
  * - self-fencing: released (if the database can still be reached);
  * - lease lost: nothing is recorded (another attempt owns the action).
  */
+/**
+ * How long a handler thread may take to load and build its handler before
+ * the attempt's timeout starts counting anyway (ms): a cold thread loads the
+ * handler's file and its Nest module (most of a second on a small machine),
+ * which is not the handler's time; a thread that never gets there still ends.
+ */
+const THREAD_START_ALLOWANCE_MS = 30_000;
+
 @Injectable()
 export class AttemptRunner {
   private readonly logger = new Logger(AttemptRunner.name);
@@ -101,14 +109,26 @@ export class AttemptRunner {
     let ended = false;
     const signal = handlerStop.signal;
     const timeoutMs = registered.options.timeoutMs;
-    const timer = timeoutMs ? setTimeout(() => handlerStop.stop(new HandlerTimeoutError(timeoutMs)), timeoutMs) : undefined;
+    let timer: NodeJS.Timeout | undefined;
+    /** (Re)starts the timeout: `timeoutMs` from the handler's start, plus `allowanceMs` for a thread to get there. */
+    const startTimeout = (allowanceMs: number) => {
+      clearTimeout(timer);
+      if (timeoutMs && !ended) timer = setTimeout(() => handlerStop.stop(new HandlerTimeoutError(timeoutMs)), timeoutMs + allowanceMs);
+    };
+    startTimeout(registered.options.isolation === 'thread' ? THREAD_START_ALLOWANCE_MS : 0);
     let settledAtEnd = false;
-    const outcome = this.invoke(registered, row, signal, (error) => {
-      if (ended || signal.aborted) return false;
-      stray = error;
-      handlerStop.stop(new StrayHandlerError(describeThrown(error).message));
-      return true;
-    }).then(
+    const outcome = this.invoke(
+      registered,
+      row,
+      signal,
+      (error) => {
+        if (ended || signal.aborted) return false;
+        stray = error;
+        handlerStop.stop(new StrayHandlerError(describeThrown(error).message));
+        return true;
+      },
+      () => startTimeout(0),
+    ).then(
       (value) => ((settledAtEnd = true), { ok: true as const, value }),
       (error: unknown) => ((settledAtEnd = true), { ok: false as const, error }),
     );
@@ -139,9 +159,15 @@ export class AttemptRunner {
   }
 
   /** Starts the handler; a synchronous throw becomes a rejection. */
-  private invoke(registered: RegisteredHandler, row: LeasedActionRow, signal: AbortSignal, onStray: (error: unknown) => boolean): Promise<unknown> {
+  private invoke(
+    registered: RegisteredHandler,
+    row: LeasedActionRow,
+    signal: AbortSignal,
+    onStray: (error: unknown) => boolean,
+    onThreadStarted: () => void,
+  ): Promise<unknown> {
     const action = toQueuedAction(row);
-    if (registered.options.isolation === 'thread') return this.threads.run(registered, action, this.workerId, signal);
+    if (registered.options.isolation === 'thread') return this.threads.run(registered, action, this.workerId, signal, onThreadStarted);
     const ctx = this.contextFor(row, signal);
     // The watchdog attributes a stall to this action while its synchronous part runs.
     this.watchdog.enterHandler(row.id);

@@ -44,3 +44,40 @@ export function toResultJson(result: unknown): string {
   }
   return text ?? 'null';
 }
+
+/**
+ * Whether the JSON text of `value` would be longer than `limit` characters,
+ * found without writing it: a walk with an explicit stack that adds up
+ * strings, keys, numbers and punctuation (a lower bound of the text's length,
+ * escapes aside) and stops as soon as it passes `limit`. Cycles and `toJSON`
+ * are left to the serialiser that runs after it.
+ *
+ * @param value a handler's result.
+ * @param limit characters.
+ * @returns true when the text is certainly longer than `limit`.
+ */
+export function jsonLengthExceeds(value: unknown, limit: number): boolean {
+  const stack: unknown[] = [value];
+  const seen = new Set<object>();
+  let length = 0;
+  while (stack.length > 0) {
+    const item = stack.pop();
+    if (typeof item === 'string') length += item.length + 2;
+    else if (item === null || typeof item !== 'object') length += 4;
+    else if (!seen.has(item)) {
+      seen.add(item);
+      length += 2;
+      if (Array.isArray(item)) {
+        for (const child of item) stack.push(child);
+        length += item.length;
+      } else {
+        for (const [key, child] of Object.entries(item)) {
+          length += key.length + 4;
+          stack.push(child);
+        }
+      }
+    }
+    if (length > limit) return true;
+  }
+  return false;
+}

@@ -66,4 +66,21 @@ describe('thread isolation', () => {
     expect(await row(neighbour)).toMatchObject({ attempts: 1, charged_attempts: 0 });
     expect(svc.child.exitCode).toBeNull();
   });
+
+  it('counts a timeout from when the handler starts, not while a cold thread loads it', async () => {
+    // Four at once: four new threads, each loading the handler's module (more than its 300 ms timeout).
+    const ids = await Promise.all([11, 12, 13, 14].map((lockId) => insert(lockId, 'test.thread-quick', { ms: 50 })));
+    await waitFor(async () => (await Promise.all(ids.map(row))).every((r) => r.status !== 'pending' && r.status !== 'running'), 30_000);
+    for (const id of ids) expect(await row(id)).toMatchObject({ status: 'done', attempts: 1, result: { quick: true } });
+  });
+
+  it('refuses a result too large for its thread to write, and keeps the instance up', async () => {
+    const neighbour = await insert(6, 'test.sleep', { ms: 2_000 });
+    const big = await insert(7, 'test.thread-big-result', {});
+    await waitFor(async () => (await row(big)).status === 'failed', 30_000);
+    expect((await row(big)).last_error).toMatch(/^PermanentFailureError: handler result is over \d+ MB as JSON/);
+    await waitFor(async () => (await row(neighbour)).status === 'done', 10_000);
+    expect(await row(neighbour)).toMatchObject({ attempts: 1, charged_attempts: 0 });
+    expect(svc.child.exitCode).toBeNull();
+  });
 });

@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { getHeapStatistics } from 'node:v8';
 import { Logger, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ACTION_HANDLER_METADATA } from '../../handlers/action-handler.constants';
@@ -6,9 +7,12 @@ import type { QueuedAction } from '../../handlers/action-context.interface';
 import type { ActionHandlerHost } from '../../handlers/action-handler.host';
 import type { ActionHandlerOptions } from '../../handlers/action-handler-options.interface';
 import { PermanentFailureError } from '../../handlers/permanent-failure.error';
-import { toResultJson } from '../handler-result';
+import { jsonLengthExceeds, toResultJson } from '../handler-result';
 import { describeThrown } from '../thrown-value';
 import type { ThreadTask, ThreadTaskResult } from './thread-task';
+
+/** A result's JSON text may take at most this fraction of the thread's heap (it is written once, then copied out). */
+const RESULT_HEAP_SHARE = 4;
 
 /** Handlers built in this thread, by `file#type` (built once, reused by later attempts). */
 const handlers = new Map<string, Promise<ActionHandlerHost>>();
@@ -25,7 +29,17 @@ export default async function runAttemptInThread(task: ThreadTask): Promise<Thre
     const signal = new AbortController().signal;
     const logger = new Logger(`action ${task.action.id} (${task.type}, attempt ${task.action.attempt}, thread)`);
     const action: QueuedAction = { ...task.action, payload: JSON.parse(task.payloadJson) as QueuedAction['payload'] };
+    task.startedPort.postMessage('started');
+    task.startedPort.close();
     const value = await handler.handle(action, { signal, attempt: task.action.attempt, workerId: task.workerId, logger });
+    // Writing a result as large as the heap is one allocation too big for
+    // resourceLimits to stop gracefully: V8 then ends the whole process.
+    const limit = Math.floor(getHeapStatistics().heap_size_limit / RESULT_HEAP_SHARE);
+    if (jsonLengthExceeds(value, limit)) {
+      throw new PermanentFailureError(
+        `handler result is over ${Math.round(limit / 1e6)} MB as JSON, more than 1/${RESULT_HEAP_SHARE} of this handler thread's heap: return less, or raise resourceLimits.maxOldGenerationSizeMb`,
+      );
+    }
     return { ok: true, resultJson: toResultJson(value) };
   } catch (error) {
     const { message, stack } = describeThrown(error);

@@ -1,5 +1,6 @@
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { join } from 'node:path';
+import { MessageChannel } from 'node:worker_threads';
 import type { Piscina } from 'piscina';
 import type { QueuedAction } from '../../handlers/action-context.interface';
 import { stringifyJson } from '../../http/json-text';
@@ -46,17 +47,33 @@ export class HandlerThreads implements OnApplicationShutdown {
 
   /**
    * Runs one attempt of `registered` in a thread.
+   * @param onStarted called when the handler starts in its thread (once the thread has loaded and built it).
    * @returns the result, serialised in the thread.
    * @throws ThreadTaskError for a handler error or a thread that died; the
    *   abort reason when `signal` aborted.
    */
-  async run(registered: RegisteredHandler, action: QueuedAction, workerId: string, signal: AbortSignal): Promise<SerializedResult> {
+  async run(
+    registered: RegisteredHandler,
+    action: QueuedAction,
+    workerId: string,
+    signal: AbortSignal,
+    onStarted: () => void = () => undefined,
+  ): Promise<SerializedResult> {
     const { payload, ...rest } = action;
-    // As text: structured cloning a deeply nested payload would overflow the stack.
-    const task: ThreadTask = { file: registered.file!, type: registered.options.type, action: rest, payloadJson: stringifyJson(payload) ?? '{}', workerId };
+    const started = new MessageChannel();
+    started.port1.once('message', onStarted);
+    const task: ThreadTask = {
+      file: registered.file!,
+      type: registered.options.type,
+      action: rest,
+      // As text: structured cloning a deeply nested payload would overflow the stack.
+      payloadJson: stringifyJson(payload) ?? '{}',
+      workerId,
+      startedPort: started.port2,
+    };
     let answer: ThreadTaskResult;
     try {
-      answer = await this.poolFor(registered).run(task, { signal });
+      answer = await this.poolFor(registered).run(task, { signal, transferList: [started.port2] });
     } catch (error) {
       if (signal.aborted) throw signal.reason;
       const e = error as Error & { code?: string };
@@ -65,6 +82,8 @@ export class HandlerThreads implements OnApplicationShutdown {
           ? `handler thread ran out of memory (resourceLimits ${JSON.stringify(registered.options.resourceLimits ?? {})}): ${e.message}`
           : `handler thread died: ${e.message}`;
       throw new ThreadTaskError(message, e.stack ?? null, false);
+    } finally {
+      started.port1.close();
     }
     if (!answer.ok) throw new ThreadTaskError(answer.message, answer.stack, answer.permanent);
     return new SerializedResult(answer.resultJson);

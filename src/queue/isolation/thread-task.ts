@@ -1,3 +1,4 @@
+import type { MessagePort } from 'node:worker_threads';
 import type { QueuedAction } from '../../handlers/action-context.interface';
 
 /** One attempt sent to a handler thread. */
@@ -14,6 +15,12 @@ export interface ThreadTask {
    */
   payloadJson: string;
   workerId: string;
+  /**
+   * Gets one message when the handler starts, after the thread has loaded its
+   * file and built it (a cold thread takes most of a second): the attempt's
+   * timeout counts from then.
+   */
+  startedPort: MessagePort;
 }
 
 /** What a handler thread answers: the result as JSON text, or the error described. */
