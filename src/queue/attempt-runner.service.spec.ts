@@ -80,6 +80,15 @@ describe('AttemptRunner', () => {
     expect(run).toMatchObject({ end: { kind: 'retry', outcome: 'timeout', error: 'HandlerTimeoutError: handler timed out after 50 ms' }, settledAtEnd: false });
   });
 
+  it('ends an attempt whose handler throws a hostile value (a Proxy whose traps throw) as an error, never rejecting', async () => {
+    const trap = () => {
+      throw new Error('proxy trap');
+    };
+    const hostile = new Proxy({}, { get: trap, getPrototypeOf: trap, ownKeys: trap, getOwnPropertyDescriptor: trap });
+    const run = await runnerWith(() => Promise.reject(hostile)).run(row(), new HandlerStop());
+    expect(run.end).toMatchObject({ kind: 'retry', outcome: 'error' });
+  });
+
   it('records nothing when the lease was lost', async () => {
     const handlerStop = new HandlerStop();
     const running = runnerWith(never).run(row(), handlerStop);

@@ -14,7 +14,7 @@ import { WatchdogSharedState } from './containment/watchdog-shared-state';
 import { toResultJson } from './handler-result';
 import { HandlerThreads, ThreadTaskError } from './isolation/handler-threads.service';
 import { LeasedActionRow } from './sql/leased-action.sql';
-import { describeThrown } from './thrown-value';
+import { describeThrown, isPermanentFailure } from './thrown-value';
 import { WORKER_ID } from './worker-id.token';
 
 /** Longest wait for a handler to stop after a cancel or shutdown abort, before giving up on it (ms). */
@@ -221,7 +221,7 @@ export class AttemptRunner {
 
   /** A charged failure: retried with backoff while the budget lasts, else failed. */
   private failureEnd(row: LeasedActionRow, error: unknown, outcome: 'error' | 'timeout'): AttemptEnd {
-    const permanent = error instanceof PermanentFailureError || (error instanceof ThreadTaskError && error.permanent);
+    const permanent = isPermanentFailure(error) || isPermanentThreadError(error);
     const { message, stack } = describeThrown(error);
     const charged = row.charged_attempts + 1;
     if (permanent || charged >= row.max_attempts) return { kind: 'failed', outcome, error: message, stack };
@@ -229,6 +229,15 @@ export class AttemptRunner {
     const base = registered?.options.backoffBaseMs ?? this.settings.RETRY_BACKOFF_BASE_MS;
     const cap = registered?.options.backoffCapMs ?? this.settings.RETRY_BACKOFF_CAP_MS;
     return { kind: 'retry', outcome, error: message, stack, delayMs: fullJitterBackoffMs(charged, base, cap) };
+  }
+}
+
+/** Whether a handler thread said its error is permanent; false for anything else, a hostile value included. */
+function isPermanentThreadError(error: unknown): boolean {
+  try {
+    return error instanceof ThreadTaskError && error.permanent;
+  } catch {
+    return false; // `instanceof` runs a Proxy's getPrototypeOf trap, which may throw
   }
 }
 

@@ -1,4 +1,5 @@
 import { PermanentFailureError } from '../handlers/permanent-failure.error';
+import { stringifyJson } from '../http/json-text';
 
 /** A result serialised already (by a handler thread): stored as is. */
 export class SerializedResult {
@@ -26,8 +27,9 @@ export function toResultJson(result: unknown): string {
   // (or on a backslash-u in the data itself) the checked path below decides.
   try {
     text = JSON.stringify(result);
-  } catch {
-    text = undefined;
+  } catch (error) {
+    // Nested deeper than JSON.stringify can recurse: the same text, written iteratively.
+    text = error instanceof RangeError ? stringifyOrUndefined(result) : undefined;
   }
   if (text !== undefined && !/\\u(0000|d[89a-f])/i.test(text)) return text;
   if (text === undefined && result === undefined) return 'null';
@@ -80,4 +82,13 @@ export function jsonLengthExceeds(value: unknown, limit: number): boolean {
     if (length > limit) return true;
   }
   return false;
+}
+
+/** {@link stringifyJson}, or undefined where it throws (a BigInt, a cycle): the checked path then names the problem. */
+function stringifyOrUndefined(value: unknown): string | undefined {
+  try {
+    return stringifyJson(value);
+  } catch {
+    return undefined;
+  }
 }

@@ -1,4 +1,5 @@
-import { describeThrown, MAX_ERROR_MESSAGE_CHARS, MAX_ERROR_STACK_CHARS } from './thrown-value';
+import { PermanentFailureError } from '../handlers/permanent-failure.error';
+import { describeThrown, isPermanentFailure, MAX_ERROR_MESSAGE_CHARS, MAX_ERROR_STACK_CHARS } from './thrown-value';
 
 describe('describeThrown', () => {
   it('names an Error by its class, keeps its extra fields and its stack frames apart', () => {
@@ -52,5 +53,26 @@ describe('describeThrown', () => {
 
   it('drops NUL characters and replaces unpaired surrogates, which PostgreSQL text cannot hold', () => {
     expect(describeThrown('a\u0000b\ud800c').message).toBe('ab\ufffdc');
+  });
+});
+
+describe('isPermanentFailure', () => {
+  it('knows a PermanentFailureError by class or by name (another copy of the package), and never throws', () => {
+    expect(isPermanentFailure(new PermanentFailureError('no'))).toBe(true);
+    expect(isPermanentFailure(Object.assign(new Error('other copy'), { name: 'PermanentFailureError' }))).toBe(true);
+    expect(isPermanentFailure(new Error('retry me'))).toBe(false);
+    const hostile = new Proxy(
+      {},
+      {
+        get() {
+          throw new Error('proxy trap');
+        },
+        getPrototypeOf() {
+          throw new Error('proxy trap');
+        },
+      },
+    );
+    expect(isPermanentFailure(hostile)).toBe(false);
+    expect(isPermanentFailure(null)).toBe(false);
   });
 });

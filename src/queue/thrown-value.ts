@@ -1,4 +1,5 @@
 import { inspect } from 'node:util';
+import { PermanentFailureError } from '../handlers/permanent-failure.error';
 
 /** Longest stored error message (characters): the first 3 000 and the last 1 000 are kept. */
 export const MAX_ERROR_MESSAGE_CHARS = 4_000;
@@ -112,4 +113,19 @@ function bounded(text: string): string {
   if (text.length <= MAX_ERROR_MESSAGE_CHARS) return text;
   const omitted = text.length - MESSAGE_HEAD_CHARS - MESSAGE_TAIL_CHARS;
   return `${text.slice(0, MESSAGE_HEAD_CHARS)} … [${omitted} characters omitted] … ${text.slice(-MESSAGE_TAIL_CHARS)}`;
+}
+
+/**
+ * Whether a thrown value asks for no retry: a PermanentFailureError, or any
+ * error named so (one from another copy of this package, or rebuilt after
+ * crossing a thread), in process and in a handler thread alike. Never throws
+ * (a hostile value, such as a Proxy whose traps throw, is simply not one).
+ */
+export function isPermanentFailure(error: unknown): boolean {
+  try {
+    if (error instanceof PermanentFailureError) return true;
+    return typeof error === 'object' && error !== null && (error as { name?: unknown }).name === 'PermanentFailureError';
+  } catch {
+    return false;
+  }
 }

@@ -8,7 +8,7 @@ import type { ActionHandlerHost } from '../../handlers/action-handler.host';
 import type { ActionHandlerOptions } from '../../handlers/action-handler-options.interface';
 import { PermanentFailureError } from '../../handlers/permanent-failure.error';
 import { jsonLengthExceeds, toResultJson } from '../handler-result';
-import { describeThrown } from '../thrown-value';
+import { describeThrown, isPermanentFailure } from '../thrown-value';
 import type { ThreadTask, ThreadTaskResult } from './thread-task';
 
 /** A result's JSON text may take at most this fraction of the thread's heap (it is written once, then copied out). */
@@ -43,7 +43,7 @@ export default async function runAttemptInThread(task: ThreadTask): Promise<Thre
     return { ok: true, resultJson: toResultJson(value) };
   } catch (error) {
     const { message, stack } = describeThrown(error);
-    const permanent = error instanceof PermanentFailureError || (error as { name?: unknown } | null)?.name === 'PermanentFailureError';
+    const permanent = isPermanentFailure(error);
     return { ok: false, message, stack, permanent };
   }
 }
