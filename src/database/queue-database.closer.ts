@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { waitAtMost } from '../wait-at-most';
 import { QUEUE_DATABASE, QueueDatabase } from './queue-database';
 
 /** Longest wait for the pool to close on shutdown (ms): an unreachable database must not hang SIGTERM. */
@@ -18,17 +19,7 @@ export class QueueDatabaseCloser implements OnApplicationShutdown {
 
   async onApplicationShutdown(): Promise<void> {
     if (!this.database.owned || !this.database.dataSource.isInitialized) return;
-    let timer: NodeJS.Timeout | undefined;
-    const gaveUp = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), CLOSE_TIMEOUT_MS)));
-    const closed = this.database.dataSource.destroy().then(
-      () => 'closed' as const,
-      (error: unknown) => {
-        this.logger.warn(`database pool failed to close: ${String(error)}`);
-        return 'failed' as const;
-      },
-    );
-    const result = await Promise.race([closed, gaveUp]);
-    clearTimeout(timer);
-    if (result === 'timeout') this.logger.warn(`database pool did not close within ${CLOSE_TIMEOUT_MS} ms; leaving it`);
+    const closed = this.database.dataSource.destroy().catch((error: unknown) => this.logger.warn(`database pool failed to close: ${String(error)}`));
+    if (!(await waitAtMost(closed, CLOSE_TIMEOUT_MS))) this.logger.warn(`database pool did not close within ${CLOSE_TIMEOUT_MS} ms; leaving it`);
   }
 }

@@ -16,6 +16,7 @@ import { HandlerThreads, ThreadTaskError } from './isolation/handler-threads.ser
 import { LeasedActionRow } from './sql/leased-action.sql';
 import { describeThrown, isPermanentFailure } from './thrown-value';
 import { WORKER_ID } from './worker-id.token';
+import { waitAtMost } from '../wait-at-most';
 
 /** Longest wait for a handler to stop after a cancel or shutdown abort, before giving up on it (ms). */
 const MAX_ABORT_GRACE_MS = 2_000;
@@ -38,6 +39,14 @@ export interface AttemptRun {
 }
 
 /**
+ * How long a handler thread may take to load and build its handler before
+ * the attempt's timeout starts counting anyway (ms): a cold thread loads the
+ * handler's file and its Nest module (most of a second on a small machine),
+ * which is not the handler's time; a thread that never gets there still ends.
+ */
+const THREAD_START_ALLOWANCE_MS = 30_000;
+
+/**
  * Runs one attempt of one leased action and says how it ended. The handler
  * runs outside any transaction, in this process (inside the attempt's async
  * context, so stray errors are charged to it) or, with `isolation: 'thread'`,
@@ -49,17 +58,10 @@ export interface AttemptRun {
  * - shutdown: released once the handler stops (at most about 2 s);
  * - cancellation: `cancelled` once the handler stops; if it does not, nothing
  *   is recorded and the lease, no longer renewed, expires (then `cancelled`);
- * - self-fencing: released (if the database can still be reached);
+ * - self-fencing: released (if the database can still be reached), except a
+ *   quarantined attempt running alone, left to expire: a loss (poison detection);
  * - lease lost: nothing is recorded (another attempt owns the action).
  */
-/**
- * How long a handler thread may take to load and build its handler before
- * the attempt's timeout starts counting anyway (ms): a cold thread loads the
- * handler's file and its Nest module (most of a second on a small machine),
- * which is not the handler's time; a thread that never gets there still ends.
- */
-const THREAD_START_ALLOWANCE_MS = 30_000;
-
 @Injectable()
 export class AttemptRunner {
   private readonly logger = new Logger(AttemptRunner.name);
@@ -253,15 +255,4 @@ function toQueuedAction(row: LeasedActionRow): QueuedAction {
     idempotencyKey: row.idempotency_key,
     createdAt: row.created_at,
   };
-}
-
-/** Resolves true when `promise` settles within `ms`, false otherwise. */
-export async function waitAtMost(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-  try {
-    return await Promise.race([promise.then(() => true), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

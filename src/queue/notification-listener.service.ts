@@ -1,3 +1,4 @@
+import { waitAtMost } from '../wait-at-most';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Client } from 'pg';
 import { DATABASE_URL } from '../database/database-url.token';
@@ -44,10 +45,10 @@ export class NotificationListener {
     this.client = null;
     this.connected = false;
     if (!client) return;
-    let timer: NodeJS.Timeout | undefined;
-    const gaveUp = new Promise<void>((resolve) => (timer = setTimeout(resolve, STOP_TIMEOUT_MS)));
-    await Promise.race([client.end().catch(() => undefined), gaveUp]);
-    clearTimeout(timer);
+    await waitAtMost(
+      client.end().catch(() => undefined),
+      STOP_TIMEOUT_MS,
+    );
     (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
   }
 

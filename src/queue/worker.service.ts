@@ -3,7 +3,7 @@ import { Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.token';
 import { ShutdownError } from './abort-reasons';
 import { AttemptExecutor, Continuation } from './attempt-executor.service';
-import { waitAtMost } from './attempt-runner.service';
+import { waitAtMost } from '../wait-at-most';
 import { ClaimerService } from './claimer.service';
 import { DueTimer } from './due-timer';
 import { LeaseKeeper } from './lease-keeper.service';
