@@ -3,6 +3,7 @@ import { Action } from '../actions/action.entity';
 import { ActionActivity, ActionActivityRollup } from '../actions/action-activity.entity';
 import { ActionAttempt } from '../actions/action-attempt.entity';
 import { ActionGroup } from '../actions/action-group.entity';
+import { QUEUE_APPLICATION_NAME } from '../release/release-version';
 import { MIGRATIONS } from './migrations';
 
 /** Every entity of the service. */
@@ -34,7 +35,7 @@ export function buildDataSourceOptions(url: string, poolSize = 10): DataSourceOp
     extra: {
       // Fail fast rather than queue forever when the database is away.
       connectionTimeoutMillis: 5_000,
-      application_name: 'ordered-action-queue',
+      application_name: QUEUE_APPLICATION_NAME,
     },
   };
 }

@@ -3,6 +3,8 @@ import { DataSource } from 'typeorm';
 import { MIGRATIONS, MIGRATIONS_TABLE } from './data-source-options';
 import { QUEUE_DATABASE, QueueDatabase } from './queue-database';
 import { QUEUE_DATABASE_CONFIG, QueueDatabaseConfig } from './queue-database-config';
+import { RELEASE_VERSION } from '../release/release-version';
+import { holdsRelease01Schema, RELEASE_0_1_MIGRATIONS, upgradeRelease01Schema } from './release-0.1-upgrade';
 
 /** Advisory lock key that serialises migrations across instances starting together. */
 const MIGRATION_LOCK_KEY = 7_461_625_001;
@@ -17,6 +19,11 @@ const MIGRATION_NAMES = MIGRATIONS.map((migration) => migration.name);
  * advisory lock instead of racing on the DDL. On the app's own DataSource the
  * migrations run through a short-lived DataSource with the same connection
  * options, so the app's own migration list and table are never touched.
+ *
+ * Before the chain it converts a release 0.1 database in place (see
+ * upgradeRelease01Schema). It refuses a schema newer than this release
+ * knows (a migration recorded that is not in its list): an older instance
+ * never runs against a newer release's tables and functions.
  */
 @Injectable()
 export class MigrationsService implements OnModuleInit {
@@ -28,7 +35,13 @@ export class MigrationsService implements OnModuleInit {
   ) {}
 
   async onModuleInit(): Promise<void> {
+    await this.refuseNewerSchema();
     if (!this.config.runMigrations) {
+      if (await holdsRelease01Schema(this.database.dataSource, MIGRATIONS_TABLE)) {
+        throw new Error(
+          'This database holds a version 0.1 queue schema; start once with runMigrations: true to convert it in place (docs/operations.md, "Upgrading from 0.1")',
+        );
+      }
       const pending = await this.pending();
       if (pending.length > 0) {
         throw new Error(`The action queue's migrations ${pending.join(', ')} are not applied; start once with runMigrations: true`);
@@ -53,6 +66,11 @@ export class MigrationsService implements OnModuleInit {
     await lockRunner.connect();
     try {
       await lockRunner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+      // Again under the lock: a newer instance may have migrated meanwhile.
+      await this.refuseNewerSchema();
+      if (await upgradeRelease01Schema(dataSource, MIGRATIONS_TABLE)) {
+        this.logger.log('Converted the version 0.1 queue schema in place (pending, running and failed actions, history and idempotency keys kept)');
+      }
       const applied = await dataSource.runMigrations({ transaction: 'each' });
       if (applied.length > 0) this.logger.log(`Applied migrations: ${applied.map((m) => m.name).join(', ')}`);
     } finally {
@@ -63,10 +81,31 @@ export class MigrationsService implements OnModuleInit {
 
   /** Names of the migrations not recorded as applied. */
   private async pending(): Promise<string[]> {
+    const applied = new Set(await this.applied());
+    return MIGRATION_NAMES.filter((name) => !applied.has(name));
+  }
+
+  /** Names recorded in the queue's migrations table (none when it does not exist). */
+  private async applied(): Promise<string[]> {
     const [{ exists }]: { exists: boolean }[] = await this.database.dataSource.query('SELECT to_regclass($1) IS NOT NULL AS exists', [MIGRATIONS_TABLE]);
     const rows: { name: string }[] = exists ? await this.database.dataSource.query(`SELECT name FROM ${MIGRATIONS_TABLE}`) : [];
-    const applied = new Set(rows.map((r) => r.name));
-    return MIGRATION_NAMES.filter((name) => !applied.has(name));
+    return rows.map((r) => r.name);
+  }
+
+  /**
+   * Throws when the database records a migration this release does not know:
+   * a later release migrated it, and this instance's statements may no longer
+   * fit its tables and functions (README, "Upgrading").
+   */
+  private async refuseNewerSchema(): Promise<void> {
+    const known = new Set([...MIGRATION_NAMES, ...RELEASE_0_1_MIGRATIONS]);
+    const unknown = (await this.applied()).filter((name) => !known.has(name));
+    if (unknown.length > 0) {
+      throw new Error(
+        `The action queue's schema in this database is newer than release ${RELEASE_VERSION} knows (migrations ${unknown.join(', ')} ` +
+          'were applied by a later release); run that release or a newer one: an instance never runs against a schema it does not know (README, "Upgrading")',
+      );
+    }
   }
 }
 

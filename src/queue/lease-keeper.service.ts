@@ -4,6 +4,7 @@ import { Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.token';
 import { DATABASE_URL } from '../database/database-url.token';
 import { timedQuery } from '../database/timed-query';
+import { QUEUE_APPLICATION_NAME } from '../release/release-version';
 import { CancelRequestedError, LeaseExpiringError, LeaseLostError } from './abort-reasons';
 import { WatchdogSharedState } from './containment/watchdog-shared-state';
 import { HandlerStop } from './handler-stop';
@@ -172,7 +173,7 @@ export class LeaseKeeper implements OnApplicationBootstrap, OnApplicationShutdow
     if (this.client) return this.client;
     const client = new Client({
       connectionString: this.databaseUrl,
-      application_name: 'ordered-action-queue:heartbeat',
+      application_name: `${QUEUE_APPLICATION_NAME}:heartbeat`,
       connectionTimeoutMillis: this.timing.statementTimeoutMs,
     });
     client.on('error', () => {

@@ -1,6 +1,7 @@
 import { waitAtMost } from '../wait-at-most';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Client } from 'pg';
+import { QUEUE_APPLICATION_NAME } from '../release/release-version';
 import { DATABASE_URL } from '../database/database-url.token';
 
 /** Channel the triggers notify when a head becomes claimable. */
@@ -54,7 +55,7 @@ export class NotificationListener {
 
   private async connect(onWake: () => void): Promise<void> {
     if (this.stopped) return;
-    const client = new Client({ connectionString: this.databaseUrl, application_name: 'ordered-action-queue:listen', connectionTimeoutMillis: 5_000 });
+    const client = new Client({ connectionString: this.databaseUrl, application_name: `${QUEUE_APPLICATION_NAME}:listen`, connectionTimeoutMillis: 5_000 });
     client.on('notification', () => onWake());
     const lost = (reason: string) => {
       if (this.client !== client) return;

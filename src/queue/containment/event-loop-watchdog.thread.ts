@@ -2,6 +2,7 @@ import { writeSync } from 'node:fs';
 import { workerData } from 'node:worker_threads';
 import { Client } from 'pg';
 import { monotonicNow } from '../monotonic-clock';
+import { QUEUE_APPLICATION_NAME } from '../../release/release-version';
 import { RELEASE_WORKER_SQL } from '../sql/lost-attempts.sql';
 import { WatchdogConfig, WatchdogSharedState } from './watchdog-shared-state';
 
@@ -28,7 +29,7 @@ function log(msg: string, extra: Record<string, unknown> = {}): void {
 /** Keeps one connection open, so fencing needs no connect when it matters. */
 async function connect(): Promise<void> {
   if (client || fencing) return;
-  const c = new Client({ connectionString: config.databaseUrl, application_name: 'ordered-action-queue:watchdog', connectionTimeoutMillis: 5_000 });
+  const c = new Client({ connectionString: config.databaseUrl, application_name: `${QUEUE_APPLICATION_NAME}:watchdog`, connectionTimeoutMillis: 5_000 });
   c.on('error', () => {
     if (client === c) client = null;
   });
