@@ -8,6 +8,18 @@ describe('release version', () => {
     expect(RELEASE_VERSION).toBe(manifest.version);
   });
 
+  it('is the version of the tarball the examples and the README install', () => {
+    const root = join(__dirname, '..', '..');
+    const tarball = `ordered-action-queue-${RELEASE_VERSION}.tgz`;
+    for (const example of ['embedded-app', 'own-service']) {
+      const manifest = JSON.parse(readFileSync(join(root, 'examples', example, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+      expect(manifest.dependencies['ordered-action-queue']).toBe(`file:../../${tarball}`);
+    }
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    expect(readme).toContain(`npm install ./${tarball}`);
+    expect(readme.match(/ordered-action-queue-\d+\.\d+\.\d+\.tgz/g)?.every((name) => name === tarball)).toBe(true);
+  });
+
   it('names connections apart from release 0.1, whose were exactly "ordered-action-queue" and "ordered-action-queue:listen"', () => {
     expect(QUEUE_APPLICATION_NAME).toBe(`ordered-action-queue/${RELEASE_VERSION}`);
     // PostgreSQL truncates application_name to 63 bytes (NAMEDATALEN - 1).
