@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { DynamicModule, INestApplication, Logger } from '@nestjs/common';
 import { loadSettings, Settings } from '../config/settings';
 import { EmbeddedPostgresHandle, startEmbeddedPostgres } from '../database/embedded-postgres';
+import { StartupLogger } from '../logging/startup-logger';
 import { createServiceApp } from './service-app.factory';
 
 /**
@@ -89,6 +90,8 @@ export async function bootstrapActionQueueService(options: ActionQueueServiceOpt
     process.exitCode = 1;
     return undefined;
   }
+  // JSON from the first line on: the app's pino logger replaces this one when it exists.
+  Logger.overrideLogger(new StartupLogger(settings));
   let embedded: EmbeddedPostgresHandle | null;
   try {
     embedded = settings.DATABASE_URL ? null : await startEmbeddedPostgres(settings, logger);

@@ -21,9 +21,9 @@ function isRunning(pid: number): boolean {
 type Instance = ServiceProcess;
 
 /** `node dist/src/main.js` with the embedded PostgreSQL (no DATABASE_URL); not yet healthy. */
-function launch(dataDir: string, pgPort: number): Promise<Instance> {
+function launch(dataDir: string, pgPort: number, logLevel = 'warn'): Promise<Instance> {
   return startServiceProcess({
-    env: { LOG_LEVEL: 'warn', EMBEDDED_PG_DIR: dataDir, EMBEDDED_PG_PORT: String(pgPort), DATABASE_URL: undefined },
+    env: { LOG_LEVEL: logLevel, EMBEDDED_PG_DIR: dataDir, EMBEDDED_PG_PORT: String(pgPort), DATABASE_URL: undefined },
     healthyWithinMs: 0,
   });
 }
@@ -63,8 +63,8 @@ describe('embedded PostgreSQL shared by two service processes', () => {
     rmSync(root, { recursive: true, force: true });
   });
 
-  async function start(): Promise<Instance> {
-    const instance = await launch(dataDir, pgPort);
+  async function start(logLevel?: string): Promise<Instance> {
+    const instance = await launch(dataDir, pgPort, logLevel);
     started.push(instance);
     return instance;
   }
@@ -111,5 +111,27 @@ describe('embedded PostgreSQL shared by two service processes', () => {
     expect(await b.exited).toBe(0);
     expect(isRunning(postmaster)).toBe(false);
     expect(existsSync(join(dataDir, 'postmaster.pid'))).toBe(false);
+  });
+
+  it('writes its start-up as JSON lines from the first one (the embedded server starting included), not Nest text', async () => {
+    const instance = await start('info');
+    await healthy(instance);
+    instance.child.kill('SIGTERM');
+    expect(await instance.exited).toBe(0);
+    const lines = instance
+      .output()
+      .split('\n')
+      .filter((line) => line.trim() !== '');
+    const notJson = lines.filter((line) => {
+      try {
+        return typeof JSON.parse(line) !== 'object';
+      } catch {
+        return true;
+      }
+    });
+    expect(notJson).toEqual([]);
+    const messages = lines.map((line) => JSON.parse(line) as { context?: string; msg: string });
+    expect(messages[0]).toEqual(expect.objectContaining({ context: 'Main', msg: expect.stringMatching(/embedded PostgreSQL/i) }));
+    expect(messages.map((m) => m.msg)).toContainEqual(expect.stringMatching(/^Listening on http/));
   });
 });
