@@ -9,6 +9,8 @@
  * drops at the end, so every run starts empty and never touches the data of
  * `npm start` (database `action_queue`).
  *
+ * The service listens on PORT when it is set, else on a free port.
+ *
  * Exit code 0 only when the verdict is clean (no order violation, no overlap
  * within a group, nothing lost, nothing executed twice).
  */
@@ -47,6 +49,8 @@ async function main(): Promise<number> {
     const databaseUrl = await prepareDatabase(settings, cleanups);
     const service = await startServiceProcess({
       env: { LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', DATABASE_URL: databaseUrl, DEMO_HANDLERS: 'true' },
+      // PORT pins the service's port (to watch it at /ui meanwhile); else a free one.
+      port: process.env.PORT === undefined ? undefined : settings.PORT,
     });
     console.log(`Service: node dist/src/main.js on 127.0.0.1:${service.port} (worker concurrency ${settings.WORKER_CONCURRENCY})`);
     cleanups.push(() => stopService(service));
