@@ -5,12 +5,13 @@ import createTemplateDatabaseOnce from './global-setup';
 /**
  * Jest globalSetup of the process project: builds the service once
  * (`npm run build`: tsc → dist/, SQL migrations copied, the test fixture
- * service included) so tests can start it as real separate processes
+ * service included; skipped when dist/ is the build of the current sources,
+ * scripts/build-if-stale.mjs) so tests can start it as real separate processes
  * (`node dist/src/main.js`), then makes the run's template database as the
  * database project does.
  */
 export default async function globalSetup(): Promise<void> {
   const root = join(__dirname, '..', '..');
-  execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
+  execFileSync(process.execPath, [join(root, 'scripts', 'build-if-stale.mjs')], { cwd: root, stdio: 'inherit' });
   await createTemplateDatabaseOnce();
 }
