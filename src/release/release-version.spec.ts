@@ -1,11 +1,23 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { EMBEDDED_POSTGRES_RANGE } from '../database/embedded-postgres';
 import { QUEUE_APPLICATION_NAME, RELEASE_VERSION } from './release-version';
 
 describe('release version', () => {
   it('is the version package.json declares', () => {
     const manifest = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version: string };
     expect(RELEASE_VERSION).toBe(manifest.version);
+  });
+
+  it('asks for the embedded-postgres versions package.json declares as its optional peer (never a dependency every app installs)', () => {
+    const manifest = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+      peerDependencies: Record<string, string>;
+      peerDependenciesMeta: Record<string, { optional?: boolean }>;
+    };
+    expect(manifest.dependencies['embedded-postgres']).toBeUndefined();
+    expect(manifest.peerDependencies['embedded-postgres']).toBe(EMBEDDED_POSTGRES_RANGE);
+    expect(manifest.peerDependenciesMeta['embedded-postgres']).toEqual({ optional: true });
   });
 
   it('is the version of the tarball the examples and the README install', () => {

