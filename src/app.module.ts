@@ -5,7 +5,7 @@ import { ActionQueueModule } from './action-queue/action-queue.module';
 import { loadSettings, Settings } from './config/settings';
 import { QUEUE_DATA_SOURCE } from './database/queue-data-source.token';
 import { DashboardModule } from './dashboard/dashboard.module';
-import { dashboardServed } from './dashboard/dashboard-assets';
+import { DASHBOARD_PATH, dashboardServed } from './dashboard/dashboard-assets';
 import { LoggingModule } from './logging/logging.module';
 
 /** How to build the service: the database to use, and settings (default: from process.env). */
@@ -40,7 +40,7 @@ export class AppModule {
           routes: { actions: settings.API_ENABLED, health: true, metrics: true },
           runMigrations: true,
         }),
-        ...(dashboardServed(settings) ? [DashboardModule] : []),
+        ...(dashboardServed(settings) ? [DashboardModule.at(DASHBOARD_PATH)] : []),
         ...(options.imports ?? []),
       ],
       providers: [

@@ -19,6 +19,11 @@ export interface ActionQueueRoutesOptions {
   health?: boolean;
   /** `/metrics` in Prometheus text format (the queue's own registry). Default false. */
   metrics?: boolean;
+  /**
+   * The operators' dashboard at `/ui` (under the prefix: `/queue/ui`), as the
+   * service serves it; needs `actions`, whose routes it reads. Default false.
+   */
+  dashboard?: boolean;
 }
 
 /**

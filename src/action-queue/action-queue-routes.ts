@@ -1,6 +1,8 @@
 import { DynamicModule, Type } from '@nestjs/common';
 import { RouterModule, Routes } from '@nestjs/core';
 import { ActionsHttpModule } from '../actions/actions-http.module';
+import { DASHBOARD_PATH } from '../dashboard/dashboard-assets';
+import { DashboardModule } from '../dashboard/dashboard.module';
 import { HealthModule } from '../health/health.module';
 import { MetricsEndpointModule } from '../metrics-endpoint/metrics-endpoint.module';
 import { ActionQueueRoutesOptions } from './action-queue-options.interface';
@@ -15,11 +17,15 @@ export type ResolvedRoutes = Required<ActionQueueRoutesOptions>;
 export function resolveRoutes(routes: boolean | ActionQueueRoutesOptions | undefined): ResolvedRoutes | null {
   if (!routes) return null;
   const given = routes === true ? {} : routes;
+  if (given.dashboard && given.actions === false) {
+    throw new Error('Invalid ActionQueueModule option routes.dashboard: the dashboard reads the action routes; set routes.actions to true');
+  }
   return {
     prefix: (given.prefix ?? '').replace(/^\/+|\/+$/g, ''),
     actions: given.actions ?? true,
     health: given.health ?? false,
     metrics: given.metrics ?? false,
+    dashboard: given.dashboard ?? false,
   };
 }
 
@@ -34,7 +40,9 @@ export function routeModules(routes: ResolvedRoutes | null): Array<Type<unknown>
     ...(routes.health ? [HealthModule] : []),
     ...(routes.metrics ? [MetricsEndpointModule] : []),
   ];
-  if (!routes.prefix || modules.length === 0) return modules;
+  // Static files, not controllers: the prefix goes into the path, not through RouterModule.
+  const dashboard = routes.dashboard ? [DashboardModule.at(`${routes.prefix ? `/${routes.prefix}` : ''}${DASHBOARD_PATH}`)] : [];
+  if (!routes.prefix || modules.length === 0) return [...modules, ...dashboard];
   const tree: Routes = modules.map((module) => ({ path: routes.prefix, module }));
-  return [...modules, RouterModule.register(tree)];
+  return [...modules, RouterModule.register(tree), ...dashboard];
 }

@@ -1,4 +1,7 @@
+import { INestApplication, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
 import request from 'supertest';
+import { ActionQueueModule } from '../../src/action-queue/action-queue.module';
 import { DASHBOARD_CSP } from '../../src/dashboard/dashboard-assets';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
 import { startTestApp } from '../support/test-app';
@@ -67,6 +70,56 @@ describe('dashboard: served at /ui by the API instances', () => {
       } finally {
         await app.close();
       }
+    }
+  });
+});
+
+describe('dashboard: served by ActionQueueModule inside an app, under its route prefix, when asked', () => {
+  let db: TestDatabase;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('dashboard_module');
+  });
+  afterAll(async () => {
+    await db?.drop();
+  });
+
+  /** A host app with the module's routes under /queue; `dashboard` as given. */
+  async function hostApp(dashboard: boolean): Promise<INestApplication> {
+    @Module({ imports: [ActionQueueModule.forRoot({ database: { url: db.url }, worker: { enabled: false }, routes: { prefix: 'queue', dashboard } })] })
+    class HostAppModule {}
+    const app = await NestFactory.create(HostAppModule, { logger: false });
+    await app.listen(0, '127.0.0.1');
+    return app;
+  }
+
+  it('serves the page and its files at /queue/ui, beside the routes it reads, and nothing at /ui', async () => {
+    const app = await hostApp(true);
+    try {
+      const url = `http://127.0.0.1:${app.getHttpServer().address().port}`;
+      const page = await request(url)
+        .get('/queue/ui/')
+        .expect(200)
+        .expect('Content-Type', /text\/html/);
+      expect(page.headers['content-security-policy']).toBe(DASHBOARD_CSP);
+      const assets = [...page.text.matchAll(/(?:src|href)="\.\/([^"]+)"/g)].map((m) => m[1]);
+      expect(assets.length).toBeGreaterThanOrEqual(2);
+      for (const asset of assets) await request(url).get(`/queue/ui/${asset}`).expect(200);
+      await request(url).get('/queue/ui/nope.js').expect(404);
+      // The page calls the API one level above itself: /queue/stats.
+      await request(url).get('/queue/stats').expect(200);
+      await request(url).get('/ui/').expect(404);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('serves no page unless asked', async () => {
+    const app = await hostApp(false);
+    try {
+      await request(`http://127.0.0.1:${app.getHttpServer().address().port}`).get('/queue/ui/').expect(404);
+    } finally {
+      await app.close();
     }
   });
 });
