@@ -24,6 +24,8 @@ export interface ActionQueueRoutesOptions {
    * service serves it; needs `actions`, whose routes it reads. Default false.
    */
   dashboard?: boolean;
+  /** The OpenAPI page of these routes at `/docs` (under the prefix: `/queue/docs`, the document at `/queue/docs-json`). Default false. */
+  docs?: boolean;
 }
 
 /**

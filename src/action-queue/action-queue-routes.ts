@@ -3,6 +3,8 @@ import { RouterModule, Routes } from '@nestjs/core';
 import { ActionsHttpModule } from '../actions/actions-http.module';
 import { DASHBOARD_PATH } from '../dashboard/dashboard-assets';
 import { DashboardModule } from '../dashboard/dashboard.module';
+import { ActionQueueDocsModule } from '../docs/action-queue-docs.module';
+import { DOCS_PATH } from '../docs/openapi';
 import { HealthModule } from '../health/health.module';
 import { MetricsEndpointModule } from '../metrics-endpoint/metrics-endpoint.module';
 import { ActionQueueRoutesOptions } from './action-queue-options.interface';
@@ -26,12 +28,13 @@ export function resolveRoutes(routes: boolean | ActionQueueRoutesOptions | undef
     health: given.health ?? false,
     metrics: given.metrics ?? false,
     dashboard: given.dashboard ?? false,
+    docs: given.docs ?? false,
   };
 }
 
 /**
  * The modules serving the chosen routes, plus Nest's RouterModule putting them
- * under the prefix when there is one.
+ * under the prefix when there is one, and the dashboard and OpenAPI pages when asked.
  */
 export function routeModules(routes: ResolvedRoutes | null): Array<Type<unknown> | DynamicModule> {
   if (!routes) return [];
@@ -40,9 +43,13 @@ export function routeModules(routes: ResolvedRoutes | null): Array<Type<unknown>
     ...(routes.health ? [HealthModule] : []),
     ...(routes.metrics ? [MetricsEndpointModule] : []),
   ];
-  // Static files, not controllers: the prefix goes into the path, not through RouterModule.
-  const dashboard = routes.dashboard ? [DashboardModule.at(`${routes.prefix ? `/${routes.prefix}` : ''}${DASHBOARD_PATH}`)] : [];
-  if (!routes.prefix || modules.length === 0) return [...modules, ...dashboard];
+  // Pages, not controllers: the prefix goes into their path, not through RouterModule.
+  const root = routes.prefix ? `/${routes.prefix}` : '';
+  const pages = [
+    ...(routes.dashboard ? [DashboardModule.at(`${root}${DASHBOARD_PATH}`)] : []),
+    ...(routes.docs ? [ActionQueueDocsModule.at(`${root}/${DOCS_PATH}`, modules)] : []),
+  ];
+  if (!routes.prefix || modules.length === 0) return [...modules, ...pages];
   const tree: Routes = modules.map((module) => ({ path: routes.prefix, module }));
-  return [...modules, RouterModule.register(tree), ...dashboard];
+  return [...modules, RouterModule.register(tree), ...pages];
 }

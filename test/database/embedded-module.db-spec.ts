@@ -119,7 +119,7 @@ describe('ActionQueueModule embedded in an existing Nest app', () => {
           ActionQueueModule.forRootAsync({
             inject: [DataSource],
             useFactory: (dataSource: DataSource) => ({ database: { dataSource }, worker: { pollIntervalMs: 200, concurrency: 4 } }),
-            routes: { prefix: 'queue', health: true },
+            routes: { prefix: 'queue', health: true, docs: true },
           }),
           BillingModule,
         ],
@@ -222,6 +222,16 @@ describe('ActionQueueModule embedded in an existing Nest app', () => {
       await request(url).get('/queue/stats').expect(200);
       await request(url).get('/queue/health').expect(200);
       await request(url).get('/queue/metrics').expect(404); // not asked for
+    });
+
+    it('serves the OpenAPI page of its own routes under the prefix when asked (routes.docs)', async () => {
+      const document = (await request(url).get('/queue/docs-json').expect(200)).body as { paths: Record<string, unknown> };
+      expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(['/queue/actions', '/queue/actions/{id}', '/queue/groups/{lockId}', '/queue/health']));
+      // Only the queue's routes: not the host's own.
+      expect(Object.keys(document.paths).filter((path) => !path.startsWith('/queue/'))).toEqual([]);
+      const page = await request(url).get('/queue/docs').expect(200);
+      expect(page.text).toContain('swagger-ui');
+      await request(url).get('/docs-json').expect(404);
     });
 
     it("imposes nothing on the host: no global validation on the host's routes, no process-level handlers, no watchdog", async () => {
