@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
 import { buildDataSourceOptions } from '../../src/database/data-source-options';
+import { MigrationsService } from '../../src/database/migrations.service';
 import { Release01InstancesConnectedError, upgradeRelease01Schema } from '../../src/database/release-0.1-upgrade';
 import { createRelease01Schema } from '../fixtures/schema-0.1/release-0.1-schema';
 import { waitFor, withTestDatabase } from '../support';
@@ -38,6 +39,26 @@ describe('upgrade from release 0.1: refused while a 0.1 instance is connected', 
       expect(await upgradeRelease01Schema(dataSource, 'typeorm_migrations')).toBe(false);
     } finally {
       await old.end().catch(() => undefined);
+      await dataSource.destroy();
+    }
+  });
+});
+
+describe('upgrade from release 0.1 with runMigrations: false (an app that migrates on its own)', () => {
+  const db = withTestDatabase('upgrade01nomigrate', { migrated: false });
+
+  it('stops start-up asking for one start with runMigrations: true, and leaves the 0.1 schema as it was', async () => {
+    const c = await db.connect();
+    await createRelease01Schema(c);
+    const dataSource = await new DataSource(buildDataSourceOptions(db.url, 2)).initialize();
+    try {
+      const service = new MigrationsService({ dataSource, url: db.url, owned: true }, { database: { url: db.url }, runMigrations: false });
+      await expect(service.onModuleInit()).rejects.toThrow(
+        'This database holds a version 0.1 queue schema; start once with runMigrations: true to convert it in place (docs/operations.md, "Upgrading from 0.1")',
+      );
+      const migrations = (await c.query<{ name: string }>('SELECT name FROM typeorm_migrations ORDER BY id')).rows.map((r) => r.name);
+      expect(migrations).toEqual(['CreateActionQueue1764460800000', 'AddClaimAndFinishFunctions1764460900000']);
+    } finally {
       await dataSource.destroy();
     }
   });
