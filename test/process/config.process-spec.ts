@@ -45,7 +45,12 @@ describe('database at start-up', () => {
     const started = Date.now();
     const { code, output } = await runService({ DATABASE_URL: server.toString(), LOG_LEVEL: 'error' });
     expect(code).not.toBe(0);
-    expect(output).toContain('database "aq_no_such_database" does not exist');
+    // One JSON log line (start-up logs are JSON from the first one), its message naming the cause.
+    const messages = output
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => (JSON.parse(line) as { msg: string }).msg);
+    expect(messages).toContainEqual(expect.stringContaining('database "aq_no_such_database" does not exist'));
     expect(output).not.toContain('Retrying');
     expect(Date.now() - started).toBeLessThan(5_000);
   });
