@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { MIGRATIONS, MIGRATIONS_TABLE } from './data-source-options';
 import { QUEUE_DATABASE, QueueDatabase } from './queue-database';
 import { QUEUE_DATABASE_CONFIG, QueueDatabaseConfig } from './queue-database-config';
+import { otherReleaseSessions } from '../release/other-release-sessions';
 import { RELEASE_VERSION } from '../release/release-version';
 import { holdsRelease01Schema, RELEASE_0_1_MIGRATIONS, upgradeRelease01Schema } from './release-0.1-upgrade';
 
@@ -23,7 +24,9 @@ const MIGRATION_NAMES = MIGRATIONS.map((migration) => migration.name);
  * Before the chain it converts a release 0.1 database in place (see
  * upgradeRelease01Schema). It refuses a schema newer than this release
  * knows (a migration recorded that is not in its list): an older instance
- * never runs against a newer release's tables and functions.
+ * never runs against a newer release's tables and functions. It applies no
+ * migration while an instance of another release is connected (known by its
+ * connections' `application_name`, see otherReleaseSessions).
  */
 @Injectable()
 export class MigrationsService implements OnModuleInit {
@@ -70,6 +73,15 @@ export class MigrationsService implements OnModuleInit {
       await this.refuseNewerSchema();
       if (await upgradeRelease01Schema(dataSource, MIGRATIONS_TABLE)) {
         this.logger.log('Converted the version 0.1 queue schema in place (pending, running and failed actions, history and idempotency keys kept)');
+      }
+      const pending = await this.pending();
+      const others = pending.length > 0 ? await otherReleaseSessions(dataSource) : [];
+      if (others.length > 0) {
+        throw new Error(
+          `The action queue's migrations ${pending.join(', ')} are not applied: instances of another release are connected ` +
+            `(${others.map((o) => `pid ${o.pid} ${o.applicationName}`).join(', ')}). Stop them, then start release ${RELEASE_VERSION} again: ` +
+            'old and new releases never run together across a schema change (README, "Upgrading")',
+        );
       }
       const applied = await dataSource.runMigrations({ transaction: 'each' });
       if (applied.length > 0) this.logger.log(`Applied migrations: ${applied.map((m) => m.name).join(', ')}`);

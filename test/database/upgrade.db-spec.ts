@@ -2,9 +2,10 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { buildDataSourceOptions, MIGRATIONS } from '../../src/database/data-source-options';
 import { MigrationsService } from '../../src/database/migrations.service';
-import { PREVIOUS_RELEASES } from '../fixtures/previous-releases';
+import { QUEUE_APPLICATION_NAME } from '../../src/release/release-version';
+import { migratedUpTo, PREVIOUS_RELEASES } from '../fixtures/previous-releases';
 import { startTestApp, waitFor, withTestDatabase } from '../support';
-import type { Client } from 'pg';
+import { Client } from 'pg';
 
 /** Lease of the action left running by the old release's instance (ms): long enough to outlast the upgrade's start-up. */
 const OLD_LEASE_MS = 4_000;
@@ -155,6 +156,42 @@ describe('an instance and a schema newer than it knows', () => {
         );
       }
     } finally {
+      await dataSource.destroy();
+    }
+  });
+});
+
+describe('migrations and instances of another release', () => {
+  const db = withTestDatabase('upgradeothers', { migrated: false });
+
+  it('applies no migration while another release is connected, and does once it has gone (its own release never blocks it)', async () => {
+    await migratedUpTo(db.url, 'AddAdminReads1764460800009');
+    const c = await db.connect();
+    const applied = async () => (await c.query<{ name: string }>('SELECT name FROM typeorm_migrations ORDER BY id')).rows.map((r) => r.name);
+    const before = await applied();
+    const sameRelease = new Client({ connectionString: db.url, application_name: `${QUEUE_APPLICATION_NAME}:listen` });
+    const olderRelease = new Client({ connectionString: db.url, application_name: 'ordered-action-queue/0.1.9:listen' });
+    await sameRelease.connect();
+    await olderRelease.connect();
+    const dataSource = await new DataSource(buildDataSourceOptions(db.url, 2)).initialize();
+    try {
+      const service = new MigrationsService({ dataSource, url: db.url, owned: true }, { database: { url: db.url }, runMigrations: true });
+      await expect(service.onModuleInit()).rejects.toThrow(
+        /migrations GuardOperatorSql1764460800010 are not applied: instances of another release are connected \(pid \d+ ordered-action-queue\/0\.1\.9:listen\)/,
+      );
+      expect(await applied()).toEqual(before);
+
+      await olderRelease.end();
+      await waitFor(
+        async () =>
+          (await c.query(`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE 'ordered-action-queue/0.1.9%'`))
+            .rowCount === 0,
+      );
+      await service.onModuleInit();
+      expect(await applied()).toEqual(MIGRATIONS.map((m) => m.name));
+    } finally {
+      await olderRelease.end().catch(() => undefined);
+      await sameRelease.end();
       await dataSource.destroy();
     }
   });
