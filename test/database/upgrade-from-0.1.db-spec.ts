@@ -63,3 +63,46 @@ describe('upgrade from release 0.1 with runMigrations: false (an app that migrat
     }
   });
 });
+
+describe('upgrade from release 0.1 while SQL producers insert', () => {
+  const db = withTestDatabase('upgrade01producers', { migrated: false });
+
+  it("waits for a producer's open transaction, and an insert queued behind the conversion lands in the new tables", async () => {
+    const c = await db.connect();
+    await createRelease01Schema(c);
+    const open = await db.connect();
+    const queued = await db.connect();
+    await open.query('BEGIN');
+    const first = (await open.query<{ id: string }>(`INSERT INTO actions (lock_id, type) VALUES (1, 'instance.create') RETURNING id`)).rows[0].id;
+    const dataSource = await new DataSource(buildDataSourceOptions(db.url, 2)).initialize();
+    try {
+      const waiting = async (pid: number) =>
+        (await c.query(`SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'`, [pid])).rowCount === 1;
+      const conversionPid = async () =>
+        (
+          await c.query<{ pid: number }>(
+            `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query LIKE '%LOCK TABLE actions, action_groups%' AND wait_event_type = 'Lock'`,
+          )
+        ).rows[0]?.pid;
+      const conversion = upgradeRelease01Schema(dataSource, 'typeorm_migrations');
+      await waitFor(conversionPid);
+      const [{ pid: queuedPid }] = (await queued.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows;
+      const second = queued.query<{ id: string }>(`INSERT INTO actions (lock_id, type) VALUES (1, 'instance.create') RETURNING id`);
+      await waitFor(() => waiting(queuedPid));
+      await open.query('COMMIT');
+      expect(await conversion).toBe(true);
+      const secondId = (await second).rows[0].id;
+      expect(BigInt(secondId)).toBeGreaterThan(BigInt(first));
+      // Both in the converted table: the first is its group's head, the second waits behind it.
+      const rows = (await c.query('SELECT id, status, is_head, charged_attempts FROM actions ORDER BY id')).rows;
+      expect(rows).toEqual([
+        { id: first, status: 'pending', is_head: true, charged_attempts: 0 },
+        { id: secondId, status: 'pending', is_head: false, charged_attempts: 0 },
+      ]);
+      expect((await c.query(`SELECT head_id FROM action_groups WHERE lock_id = 1`)).rows).toEqual([{ head_id: first }]);
+    } finally {
+      await open.query('ROLLBACK').catch(() => undefined);
+      await dataSource.destroy();
+    }
+  });
+});

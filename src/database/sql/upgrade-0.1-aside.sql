@@ -4,11 +4,12 @@
 -- the baseline chain (001..010) and step 2 (upgrade-0.1-copy.sql): a failure
 -- anywhere leaves the 0.1 database exactly as it was.
 
--- No 0.1 statement may run from here to the commit: claims, heartbeats,
--- completions and SQL producers wait for these locks, and afterwards find the
--- new tables (their functions are gone: 0.1 instances fail loudly, they do not
--- run anything). Table order as 0.1's writers take them.
-LOCK TABLE action_groups, actions, action_attempts IN ACCESS EXCLUSIVE MODE;
+-- No 0.1 statement may run from here to the commit: SQL producers wait for
+-- these locks and afterwards find the new tables (PostgreSQL looks a table's
+-- name up again once a lock it waited for is granted). `actions` first, as
+-- every 0.1 statement touches it before action_groups: a producer's open
+-- transaction is waited for, never deadlocked with.
+LOCK TABLE actions, action_groups, action_attempts IN ACCESS EXCLUSIVE MODE;
 
 -- A schema of its own, so the indexes, constraints and sequences go with
 -- their tables and their names are free for 001-tables.up.sql.
