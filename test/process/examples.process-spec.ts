@@ -146,7 +146,15 @@ describe('examples installed from the packed tarball', () => {
     let output = '';
     child.stdout.on('data', (d) => (output += d));
     child.stderr.on('data', (d) => (output += d));
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    // Bounded: a service that starts instead of stopping is killed, and the test fails.
+    const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+    let code: number | null | 'still running';
+    try {
+      code = await Promise.race([closed, new Promise<'still running'>((resolve) => setTimeout(() => resolve('still running'), 30_000).unref())]);
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await closed;
+    }
     expect({ code, output }).toEqual({
       code: 1,
       output: expect.stringContaining(
