@@ -4,6 +4,7 @@ import { ActionActivity, ActionActivityRollup } from '../actions/action-activity
 import { ActionAttempt } from '../actions/action-attempt.entity';
 import { ActionGroup } from '../actions/action-group.entity';
 import { MIGRATIONS } from './migrations';
+import { DEFAULT_PLACEMENT, QueuePlacement, searchPathOption } from './queue-schema';
 
 /** Every entity of the service. */
 export const ENTITIES = [Action, ActionAttempt, ActionGroup, ActionActivity, ActionActivityRollup];
@@ -19,11 +20,16 @@ export const MIGRATIONS_TABLE = 'typeorm_migrations';
  *
  * @param url PostgreSQL connection URL.
  * @param poolSize connections in the pool.
+ * @param placement the queue's schema (entities and the migrations table are
+ *   qualified with it; connections pin their search_path to it unless behind
+ *   a transaction pooler) and the pooler in front. Default `public`, direct.
  */
-export function buildDataSourceOptions(url: string, poolSize = 10): DataSourceOptions {
+export function buildDataSourceOptions(url: string, poolSize = 10, placement: QueuePlacement = DEFAULT_PLACEMENT): DataSourceOptions {
+  const options = searchPathOption(placement);
   return {
     type: 'postgres',
     url,
+    schema: placement.schema,
     entities: ENTITIES,
     migrations: MIGRATIONS,
     migrationsTableName: MIGRATIONS_TABLE,
@@ -35,6 +41,7 @@ export function buildDataSourceOptions(url: string, poolSize = 10): DataSourceOp
       // Fail fast rather than queue forever when the database is away.
       connectionTimeoutMillis: 5_000,
       application_name: 'ordered-action-queue',
+      ...(options === null ? {} : { options }),
     },
   };
 }

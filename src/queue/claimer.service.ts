@@ -76,7 +76,7 @@ export class ClaimerService {
     return { rows, sentAt };
   }
 
-  private query<T extends object>(statement: { name: string; text: string }, values: unknown[]) {
+  private query<T extends object>(statement: { text: string }, values: unknown[]) {
     return this.pool.query<T>(timedQuery(statement, values, this.timing.statementTimeoutMs));
   }
 }
