@@ -9,7 +9,7 @@ export const PG_POOL = Symbol('actions:pg-pool');
 
 /**
  * The hot path (claim, finish, heartbeat, reaper) runs its statements
- * (unnamed: see timed-query.ts) on TypeORM's own pool: the same connections and settings, without
+ * (named unless behind a transaction pooler: see timed-query.ts) on TypeORM's own pool: the same connections and settings, without
  * a QueryRunner per statement.
  */
 export const pgPoolProvider: Provider = {

@@ -11,15 +11,13 @@ import { databaseRefusalMessage } from './database-unavailable.filter';
 @Injectable()
 export class DatabaseUnavailableInterceptor implements NestInterceptor {
   intercept(_context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    return next
-      .handle()
-      .pipe(
-        catchError((error: unknown) =>
-          throwError(() => {
-            const message = databaseRefusalMessage(error);
-            return message === null ? error : new ServiceUnavailableException(message);
-          }),
-        ),
-      );
+    return next.handle().pipe(
+      catchError((error: unknown) =>
+        throwError(() => {
+          const message = databaseRefusalMessage(error);
+          return message === null ? error : new ServiceUnavailableException(message);
+        }),
+      ),
+    );
   }
 }

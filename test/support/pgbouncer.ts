@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './service-process';
@@ -31,6 +31,7 @@ export interface PgBouncer {
  * @throws Error when the binary is missing or it does not accept connections within 10 s.
  */
 export async function startPgBouncer(poolSize = 20): Promise<PgBouncer> {
+  if (!existsSync(PGBOUNCER_BIN)) throw new Error(`${PGBOUNCER_BIN} is missing: apt-get install pgbouncer (.ci/run installs it)`);
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'aq-pgbouncer-'));
   chmodSync(dir, 0o755);

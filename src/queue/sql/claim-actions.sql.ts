@@ -11,6 +11,7 @@ import { leasedActionColumns } from './leased-action.sql';
  * claim one quarantined head instead. Returns LeasedActionRow rows.
  */
 export const CLAIM_ACTIONS_SQL = {
+  name: 'aq_claim_actions',
   text: `SELECT ${leasedActionColumns('c')}
 FROM aq_claim_actions($1::text, $2::text[], $3::int[], $4::int, $5::int, $6::boolean) AS c`,
 };
@@ -23,6 +24,7 @@ FROM aq_claim_actions($1::text, $2::text[], $3::int[], $4::int, $5::int, $6::boo
  * (actions_claimable_idx, actions_quarantined_idx). `$1::text[]` types.
  */
 export const NEXT_DUE_SQL = {
+  name: 'aq_next_due',
   text: `
 SELECT ceil(extract(epoch FROM least(
          (SELECT a.run_at FROM actions AS a
@@ -40,6 +42,7 @@ SELECT ceil(extract(epoch FROM least(
  * `$1::text[]` types.
  */
 export const QUARANTINED_WAITING_SQL = {
+  name: 'aq_quarantined_waiting',
   text: `
 SELECT (extract(epoch FROM now() - min(a.run_at)) * 1000)::float8 AS waiting_ms
 FROM actions AS a

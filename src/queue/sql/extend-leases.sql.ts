@@ -15,6 +15,7 @@
  * locks in another order deadlocked under load.
  */
 export const EXTEND_LEASES_SQL = {
+  name: 'aq_extend_leases',
   text: `
 WITH held AS MATERIALIZED (
   SELECT a.id, a.attempts, a.cancel_requested_at IS NOT NULL AS cancel_requested

@@ -12,6 +12,7 @@ import { LeasedActionRow, leasedActionColumns } from './leased-action.sql';
  * `$13::int` lease (ms), `$14::int` how many actions to take in all.
  */
 export const FINISH_ATTEMPTS_SQL = {
+  name: 'aq_finish_attempts',
   text: `SELECT f.kind, ${leasedActionColumns('(f.leased)')}
 FROM aq_finish_attempts($1::text, $2::bigint[], $3::int[], $4::text[], $5::jsonb[], $6::text[], $7::text[],
                         $8::int[], $9::text[], $10::int[], $11::text[], $12::int[], $13::int, $14::int) AS f`,

@@ -4,6 +4,7 @@
  * Returns `{ action_id, attempt, worker_id, status, charged }` per lost attempt.
  */
 export const REAP_EXPIRED_LEASES_SQL = {
+  name: 'aq_reap_expired_leases',
   text: `SELECT action_id::text, attempt, worker_id, status, charged FROM aq_reap_expired_leases($1::int)`,
 };
 
