@@ -98,6 +98,20 @@ describe("a DBA's ALTER DATABASE … SET search_path", () => {
   });
 });
 
+describe("a DBA's search_path behind a transaction pooler (no start-up option can pin it)", () => {
+  const db = withTestDatabase('dba-path-pooled');
+
+  it('stops start-up naming the search_path it got, not a misleading schema version', async () => {
+    const pg = await db.connect();
+    await pg.query(APP_SCHEMA_SQL);
+    await pg.query(`ALTER DATABASE ${db.name} SET search_path = app, public`);
+    const failure = startTestApp(db.url, { DATABASE_POOLER: 'transaction' });
+    await expect(failure).rejects.toThrow(/search_path is "app, public"/);
+    await expect(failure).rejects.toThrow(/ALTER ROLE/);
+    expect((await pg.query('SELECT count(*)::int AS n FROM app.actions')).rows[0].n).toBe(0);
+  });
+});
+
 describe('DATABASE_SCHEMA', () => {
   const db = withTestDatabase('own-schema', { migrated: false });
 
