@@ -19,7 +19,13 @@
 -- Cost: a function with a SET clause saves and restores the setting on every
 -- call and is never inlined; only two tiny IMMUTABLE helpers could have been
 -- (aq_holds_group, aq_loss_charge), and neither is used where inlining
--- matters (an index or a scan predicate). bench/README.md has the figures.
+-- matters (an index or a scan predicate). Measured on the insert triggers
+-- (INSERT ... SELECT of 20 000 rows into 200 groups, 12 rounds alternating
+-- between a database with this migration and one without, 2-core shared
+-- machine): median 26 348 rows/s pinned, 24 016 unpinned, within the noise.
+-- A SET LOCAL of another setting inside such a function (aq.worker in
+-- aq_act_for_worker) still lasts until the transaction ends: only the
+-- function's own SET clause is undone at its exit.
 DO $$
 DECLARE
   f record;
