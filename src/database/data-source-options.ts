@@ -4,7 +4,7 @@ import { ActionActivity, ActionActivityRollup } from '../actions/action-activity
 import { ActionAttempt } from '../actions/action-attempt.entity';
 import { ActionGroup } from '../actions/action-group.entity';
 import { MIGRATIONS } from './migrations';
-import { DEFAULT_PLACEMENT, QueuePlacement, searchPathOption } from './queue-schema';
+import { DEFAULT_PLACEMENT, pinsSearchPath, QueuePlacement, searchPathPinningClient } from './queue-schema';
 
 /** Every entity of the service. */
 export const ENTITIES = [Action, ActionAttempt, ActionGroup, ActionActivity, ActionActivityRollup];
@@ -25,7 +25,6 @@ export const MIGRATIONS_TABLE = 'typeorm_migrations';
  *   a transaction pooler) and the pooler in front. Default `public`, direct.
  */
 export function buildDataSourceOptions(url: string, poolSize = 10, placement: QueuePlacement = DEFAULT_PLACEMENT): DataSourceOptions {
-  const options = searchPathOption(placement);
   return {
     type: 'postgres',
     url,
@@ -41,7 +40,8 @@ export function buildDataSourceOptions(url: string, poolSize = 10, placement: Qu
       // Fail fast rather than queue forever when the database is away.
       connectionTimeoutMillis: 5_000,
       application_name: 'ordered-action-queue',
-      ...(options === null ? {} : { options }),
+      // Each connection pinned to the queue's schema as it connects (queue-schema.ts).
+      ...(pinsSearchPath(placement) ? { Client: searchPathPinningClient(placement.schema) } : {}),
     },
   };
 }

@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import type { PostgresConnectionOptions } from 'typeorm/driver/postgres/PostgresConnectionOptions';
 import type { ActionQueueDatabaseOptions } from './queue-database-config';
 import { buildDataSourceOptions } from './data-source-options';
-import { DEFAULT_PLACEMENT, QueuePlacement, withSearchPathOption } from './queue-schema';
+import { DEFAULT_PLACEMENT, QueuePlacement } from './queue-schema';
 
 /** DI token of the {@link QueueDatabase} in use. */
 export const QUEUE_DATABASE = Symbol('actions:database');
@@ -38,8 +38,8 @@ export interface QueueDatabase {
  * @param options the `database` module option.
  * @param poolSize connections of an own pool (DB_POOL_SIZE).
  * @param placement schema and pooler of an own pool (DATABASE_SCHEMA, DATABASE_POOLER):
- *   its connections and the dedicated ones (the returned `url`) pin their
- *   search_path to the schema unless behind a transaction pooler.
+ *   its connections pin their search_path to the schema unless behind a
+ *   transaction pooler (the dedicated ones do the same: pinSearchPath).
  * @throws Error when the app's DataSource is not PostgreSQL, or the last connection attempt fails.
  */
 export async function openQueueDatabase(
@@ -60,7 +60,7 @@ export async function openQueueDatabase(
     const dataSource = new DataSource(buildDataSourceOptions(options.url, poolSize, placement));
     try {
       await dataSource.initialize();
-      return { dataSource, url: withSearchPathOption(options.url, placement), owned: true };
+      return { dataSource, url: options.url, owned: true };
     } catch (error) {
       const code = (error as { code?: unknown }).code;
       const permanent = typeof code === 'string' && PERMANENT_CONNECT_ERROR_CLASSES.includes(code.slice(0, 2));

@@ -3,6 +3,7 @@ import { Client } from 'pg';
 import { Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.token';
 import { DATABASE_URL } from '../database/database-url.token';
+import { pinSearchPath } from '../database/queue-schema';
 import { statementNaming, timedQuery } from '../database/timed-query';
 import { CancelRequestedError, LeaseExpiringError, LeaseLostError } from './abort-reasons';
 import { WatchdogSharedState } from './containment/watchdog-shared-state';
@@ -181,6 +182,7 @@ export class LeaseKeeper implements OnApplicationBootstrap, OnApplicationShutdow
     this.client = client;
     try {
       await client.connect();
+      await pinSearchPath(client, { schema: this.settings.DATABASE_SCHEMA, pooler: this.settings.DATABASE_POOLER });
     } catch (error) {
       this.dropClient();
       throw error;

@@ -111,3 +111,28 @@ describe('behind PgBouncer in transaction pooling', () => {
     }
   });
 });
+
+describe('behind PgBouncer in session pooling', () => {
+  const db = withTestDatabase('pgbouncer-session');
+  let bouncer: PgBouncer;
+
+  beforeAll(async () => {
+    bouncer = await startPgBouncer('session');
+  });
+  afterAll(async () => {
+    await bouncer?.stop();
+  });
+
+  it('needs no setting: the service connects (no start-up options PgBouncer would refuse), runs and wakes on LISTEN', async () => {
+    const service = await startServiceProcess(bouncer.urlFor(db.name), { WORKER_POLL_INTERVAL_MS: String(POLL_MS), LOG_LEVEL: 'warn' }, 60_000);
+    try {
+      const pg = await db.connect();
+      const latencies: number[] = [];
+      for (let i = 0; i < 3; i++) latencies.push(await wakeUpLatencyMs(pg, 700 + i));
+      expect(Math.max(...latencies)).toBeLessThan(1_000);
+      expect(errorLines(service.output())).toEqual([]);
+    } finally {
+      await service.stop();
+    }
+  });
+});

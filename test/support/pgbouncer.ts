@@ -22,15 +22,16 @@ export interface PgBouncer {
 }
 
 /**
- * Starts Debian's PgBouncer in transaction pooling mode in front of the test
+ * Starts Debian's PgBouncer (transaction pooling unless told) in front of the test
  * server, on a free port, with a config file written in a temporary folder,
  * as the `postgres` user when the test runs as root (PgBouncer refuses to run
  * as root). `auth_type = trust`: the test server trusts local connections too.
  *
+ * @param poolMode `pool_mode`: `transaction` (the common production setup) or `session`.
  * @param poolSize server connections per database/user pair (`default_pool_size`).
  * @throws Error when the binary is missing or it does not accept connections within 10 s.
  */
-export async function startPgBouncer(poolSize = 20): Promise<PgBouncer> {
+export async function startPgBouncer(poolMode: 'transaction' | 'session' = 'transaction', poolSize = 20): Promise<PgBouncer> {
   if (!existsSync(PGBOUNCER_BIN)) throw new Error(`${PGBOUNCER_BIN} is missing: apt-get install pgbouncer (.ci/run installs it)`);
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'aq-pgbouncer-'));
@@ -48,7 +49,7 @@ export async function startPgBouncer(poolSize = 20): Promise<PgBouncer> {
       'unix_socket_dir =',
       'auth_type = trust',
       `auth_file = ${join(dir, 'userlist.txt')}`,
-      'pool_mode = transaction',
+      `pool_mode = ${poolMode}`,
       `default_pool_size = ${poolSize}`,
       'max_client_conn = 400',
       'server_reset_query =',
