@@ -50,7 +50,8 @@ async function wakeUpLatencyMs(pg: Client, lockId: number): Promise<number> {
 }
 
 describe('behind PgBouncer in transaction pooling', () => {
-  const db = withTestDatabase('pgbouncer');
+  // Empty: both instances migrate it at start-up, through the pooler, at the same time.
+  const db = withTestDatabase('pgbouncer', { migrated: false });
   let bouncer: PgBouncer;
   let pg: Client;
   const services: ServiceProcess[] = [];
@@ -64,7 +65,7 @@ describe('behind PgBouncer in transaction pooling', () => {
     await bouncer?.stop();
   });
 
-  it('two instances claim, heartbeat and complete without an error, and LISTEN_DATABASE_URL wakes them at once', async () => {
+  it('two instances migrate together, claim, heartbeat and complete without an error, and LISTEN_DATABASE_URL wakes them at once', async () => {
     const env = pooledEnv({ LISTEN_DATABASE_URL: db.url });
     services.push(
       ...(await Promise.all([startServiceProcess(bouncer.urlFor(db.name), env, 60_000), startServiceProcess(bouncer.urlFor(db.name), env, 60_000)])),
