@@ -116,7 +116,8 @@ describe('DATABASE_SCHEMA', () => {
   const db = withTestDatabase('own-schema', { migrated: false });
 
   it('puts the queue in its own schema, end to end: migrations, worker, REST API, and producers on the default search_path', async () => {
-    const started = await startTestApp(db.url, { DATABASE_SCHEMA: 'queue', WORKER_POLL_INTERVAL_MS: '100' });
+    // A lease shorter than the last handler: its heartbeat connection must find the queue's tables too.
+    const started = await startTestApp(db.url, { DATABASE_SCHEMA: 'queue', WORKER_POLL_INTERVAL_MS: '100', LEASE_MS: '1000', REAPER_INTERVAL_MS: '200' });
     try {
       const pg = await db.connect();
       expect((await pg.query(`SELECT to_regclass('public.actions') AS t`)).rows[0].t).toBeNull();
@@ -137,6 +138,10 @@ describe('DATABASE_SCHEMA', () => {
       ).toBe('done');
       expect((await request(started.url).get('/stats').expect(200)).body.byStatus.done).toBe(2);
       expect((await pg.query(`SELECT to_regclass('queue.typeorm_migrations') IS NOT NULL AS ok`)).rows[0].ok).toBe(true);
+      await pg.query(`INSERT INTO queue.actions (lock_id, type, payload) VALUES (4, 'instance.delete', '{"durationMs": 1500}')`);
+      await waitForDone(pg, 3, 'queue');
+      const { rows: trace } = await pg.query<{ outcome: string }>(`SELECT outcome FROM queue.action_attempts WHERE lock_id = 4`);
+      expect(trace.map((r) => r.outcome)).toEqual(['done']);
     } finally {
       await started.app.close();
     }
