@@ -13,4 +13,4 @@ const settings = loadSettings(process.env);
 if (!settings.DATABASE_URL) {
   throw new Error('DATABASE_URL is required for the migration CLI, e.g. postgres://postgres@127.0.0.1:54329/postgres');
 }
-export default new DataSource(buildDataSourceOptions(settings.DATABASE_URL, 2));
+export default new DataSource(buildDataSourceOptions(settings.DATABASE_URL, 2, { schema: settings.DATABASE_SCHEMA, pooler: settings.DATABASE_POOLER }));

@@ -13,7 +13,7 @@
 
 // The module and its options.
 export { ActionQueueModule } from './action-queue/action-queue.module';
-export type { ActionQueueDatabaseOptions } from './database/queue-database-config';
+export type { ActionQueueDatabaseOptions, ActionQueuePoolerOptions } from './database/queue-database-config';
 export type {
   ActionQueueModuleAsyncOptions,
   ActionQueueModuleOptions,

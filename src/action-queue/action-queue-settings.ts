@@ -15,6 +15,8 @@ export const EMBEDDED_DEFAULTS: Partial<Settings> = {
 /** Each module option and the setting it fills, for building settings and naming options in errors. */
 const OPTION_SETTINGS: { option: string; setting: keyof Settings; read: (o: ActionQueueModuleOptions) => unknown }[] = [
   { option: 'database.poolSize', setting: 'DB_POOL_SIZE', read: (o) => ('poolSize' in o.database ? o.database.poolSize : undefined) },
+  { option: 'database.pooler', setting: 'DATABASE_POOLER', read: (o) => o.database.pooler },
+  { option: 'database.listenUrl', setting: 'LISTEN_DATABASE_URL', read: (o) => o.database.listenUrl },
   { option: 'worker.enabled', setting: 'WORKER_ENABLED', read: (o) => o.worker?.enabled },
   { option: 'worker.concurrency', setting: 'WORKER_CONCURRENCY', read: (o) => o.worker?.concurrency },
   { option: 'worker.pollIntervalMs', setting: 'WORKER_POLL_INTERVAL_MS', read: (o) => o.worker?.pollIntervalMs },

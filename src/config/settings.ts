@@ -1,6 +1,8 @@
 import { plainToInstance, Transform } from 'class-transformer';
 import { getMetadataStorage, IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, validateSync } from 'class-validator';
 
+import { DEFAULT_QUEUE_SCHEMA, QUEUE_SCHEMA_PATTERN } from '../database/queue-schema';
+
 const toBoolean = ({ value }: { value: unknown }): unknown => {
   if (typeof value !== 'string') return value;
   const v = value.trim().toLowerCase();
@@ -24,6 +26,40 @@ export class Settings {
   @IsString()
   @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_URL must start with postgres:// or postgresql://' })
   DATABASE_URL?: string;
+
+  /**
+   * Schema of the queue's tables and functions (created by the migrations
+   * when missing). The service's connections pin their search_path to it;
+   * behind a transaction pooler the pooler's server connections must have
+   * it (docs/operations.md, "The queue's schema").
+   */
+  @Matches(QUEUE_SCHEMA_PATTERN, {
+    message: 'DATABASE_SCHEMA must be a lower-case PostgreSQL identifier (a-z, 0-9, _; not starting with a digit; at most 63 characters)',
+  })
+  DATABASE_SCHEMA = DEFAULT_QUEUE_SCHEMA;
+
+  /**
+   * What sits between the service and PostgreSQL on DATABASE_URL. `none`
+   * (default): a direct connection (or a pooler in session mode). `transaction`:
+   * a pooler in transaction mode (PgBouncer `pool_mode = transaction`, and
+   * the like), where consecutive transactions of one client may run on
+   * different server connections: no session state (LISTEN, session
+   * settings, session advisory locks) is used on DATABASE_URL then. See
+   * docs/operations.md, "Behind a pooler".
+   */
+  @IsIn(['none', 'transaction'])
+  DATABASE_POOLER: 'none' | 'transaction' = 'none';
+
+  /**
+   * A direct (not pooled) PostgreSQL URL of the same database, used only for
+   * the LISTEN connection that wakes the workers. Unset: DATABASE_URL, unless
+   * DATABASE_POOLER=transaction (then the workers poll every
+   * POOLED_POLL_INTERVAL_MS instead, with a warning at start-up).
+   */
+  @IsOptional()
+  @IsString()
+  @Matches(/^postgres(ql)?:\/\//, { message: 'LISTEN_DATABASE_URL must start with postgres:// or postgresql://' })
+  LISTEN_DATABASE_URL?: string;
 
   /** Data folder of the embedded PostgreSQL (only without DATABASE_URL). */
   @IsString()
@@ -239,7 +275,7 @@ export const SETTING_NAMES: string[] = [
 ];
 
 /** Settings whose value is never echoed in an error (secrets, or URLs that may hold a password). */
-const SECRET_SETTINGS = new Set(['API_KEY', 'DATABASE_URL']);
+const SECRET_SETTINGS = new Set(['API_KEY', 'DATABASE_URL', 'LISTEN_DATABASE_URL']);
 
 /**
  * What one setting must be, in words, from its validation decorators, e.g.

@@ -5,6 +5,7 @@ import { ActionAttempt } from '../actions/action-attempt.entity';
 import { ActionGroup } from '../actions/action-group.entity';
 import { QUEUE_APPLICATION_NAME } from '../release/release-version';
 import { MIGRATIONS } from './migrations';
+import { DEFAULT_PLACEMENT, pinsSearchPath, QueuePlacement, searchPathPinningClient } from './queue-schema';
 
 /** Every entity of the service. */
 export const ENTITIES = [Action, ActionAttempt, ActionGroup, ActionActivity, ActionActivityRollup];
@@ -20,11 +21,15 @@ export const MIGRATIONS_TABLE = 'typeorm_migrations';
  *
  * @param url PostgreSQL connection URL.
  * @param poolSize connections in the pool.
+ * @param placement the queue's schema (entities and the migrations table are
+ *   qualified with it; connections pin their search_path to it unless behind
+ *   a transaction pooler) and the pooler in front. Default `public`, direct.
  */
-export function buildDataSourceOptions(url: string, poolSize = 10): DataSourceOptions {
+export function buildDataSourceOptions(url: string, poolSize = 10, placement: QueuePlacement = DEFAULT_PLACEMENT): DataSourceOptions {
   return {
     type: 'postgres',
     url,
+    schema: placement.schema,
     entities: ENTITIES,
     migrations: MIGRATIONS,
     migrationsTableName: MIGRATIONS_TABLE,
@@ -36,6 +41,8 @@ export function buildDataSourceOptions(url: string, poolSize = 10): DataSourceOp
       // Fail fast rather than queue forever when the database is away.
       connectionTimeoutMillis: 5_000,
       application_name: QUEUE_APPLICATION_NAME,
+      // Each connection pinned to the queue's schema as it connects (queue-schema.ts).
+      ...(pinsSearchPath(placement) ? { Client: searchPathPinningClient(placement.schema) } : {}),
     },
   };
 }

@@ -20,7 +20,8 @@ import { QUEUE_DATA_SOURCE } from './queue-data-source.token';
     {
       provide: QUEUE_DATABASE,
       inject: [QUEUE_DATABASE_CONFIG, SETTINGS],
-      useFactory: (config: QueueDatabaseConfig, settings: Settings) => openQueueDatabase(config.database, settings.DB_POOL_SIZE),
+      useFactory: (config: QueueDatabaseConfig, settings: Settings) =>
+        openQueueDatabase(config.database, settings.DB_POOL_SIZE, { schema: settings.DATABASE_SCHEMA, pooler: settings.DATABASE_POOLER }),
     },
     { provide: QUEUE_DATA_SOURCE, inject: [QUEUE_DATABASE], useFactory: (database: QueueDatabase) => database.dataSource },
     { provide: DATABASE_URL, inject: [QUEUE_DATABASE], useFactory: (database: QueueDatabase) => database.url },

@@ -1,5 +1,7 @@
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { Settings } from '../config/settings';
+import { SETTINGS } from '../config/settings.token';
 import { MIGRATIONS, MIGRATIONS_TABLE } from './data-source-options';
 import { QUEUE_DATABASE, QueueDatabase } from './queue-database';
 import { QUEUE_DATABASE_CONFIG, QueueDatabaseConfig } from './queue-database-config';
@@ -27,6 +29,15 @@ const MIGRATION_NAMES = MIGRATIONS.map((migration) => migration.name);
  * never runs against a newer release's tables and functions. It applies no
  * migration while an instance of another release is connected (known by its
  * connections' `application_name`, see otherReleaseSessions).
+ *
+ * The queue's schema (DATABASE_SCHEMA) is created when missing; every
+ * migration runs with its transaction's search_path set to exactly that
+ * schema (sql-file-migration.ts), whatever a DBA set for the database or
+ * role. The lock is a transaction-level advisory lock held by an open
+ * transaction: through a transaction pooler a session lock could be taken
+ * on one server connection and "released" on another, and then hold every
+ * later start-up forever. After migrating it checks that the pool's
+ * unqualified names reach the queue's tables, and says why when they do not.
  */
 @Injectable()
 export class MigrationsService implements OnModuleInit {
@@ -35,7 +46,13 @@ export class MigrationsService implements OnModuleInit {
   constructor(
     @Inject(QUEUE_DATABASE) private readonly database: QueueDatabase,
     @Inject(QUEUE_DATABASE_CONFIG) private readonly config: QueueDatabaseConfig,
+    @Inject(SETTINGS) private readonly settings: Settings,
   ) {}
+
+  /** Schema of the queue's tables and functions. */
+  private get schema(): string {
+    return this.settings.DATABASE_SCHEMA;
+  }
 
   async onModuleInit(): Promise<void> {
     await this.refuseNewerSchema();
@@ -49,14 +66,15 @@ export class MigrationsService implements OnModuleInit {
       if (pending.length > 0) {
         throw new Error(`The action queue's migrations ${pending.join(', ')} are not applied; start once with runMigrations: true`);
       }
-      return;
+    } else {
+      const dataSource = this.database.owned ? this.database.dataSource : await migrationDataSource(this.database.dataSource, this.schema);
+      try {
+        await this.migrate(dataSource);
+      } finally {
+        if (dataSource !== this.database.dataSource) await dataSource.destroy();
+      }
     }
-    const dataSource = this.database.owned ? this.database.dataSource : await migrationDataSource(this.database.dataSource);
-    try {
-      await this.migrate(dataSource);
-    } finally {
-      if (dataSource !== this.database.dataSource) await dataSource.destroy();
-    }
+    await this.checkNameResolution();
   }
 
   /** Whether every known migration is applied (for readiness). */
@@ -68,9 +86,14 @@ export class MigrationsService implements OnModuleInit {
     const lockRunner = dataSource.createQueryRunner();
     await lockRunner.connect();
     try {
-      await lockRunner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+      await lockRunner.startTransaction();
+      await lockRunner.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
       // Again under the lock: a newer instance may have migrated meanwhile.
       await this.refuseNewerSchema();
+      // Before TypeORM looks for its migrations table in the schema. Only when
+      // missing: CREATE SCHEMA IF NOT EXISTS needs the CREATE right on the database even then.
+      const [{ exists }]: { exists: boolean }[] = await dataSource.query('SELECT to_regnamespace(quote_ident($1)) IS NOT NULL AS exists', [this.schema]);
+      if (!exists) await dataSource.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(this.schema)}`);
       if (await upgradeRelease01Schema(dataSource, MIGRATIONS_TABLE)) {
         this.logger.log('Converted the version 0.1 queue schema in place (pending, running and failed actions, history and idempotency keys kept)');
       }
@@ -86,9 +109,31 @@ export class MigrationsService implements OnModuleInit {
       const applied = await dataSource.runMigrations({ transaction: 'each' });
       if (applied.length > 0) this.logger.log(`Applied migrations: ${applied.map((m) => m.name).join(', ')}`);
     } finally {
-      await lockRunner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
+      await lockRunner.rollbackTransaction().catch(() => undefined);
       await lockRunner.release();
     }
+  }
+
+  /**
+   * Fails start-up with the real cause when the pool's unqualified names
+   * (the service's statements use them) do not reach the queue's tables:
+   * behind a transaction pooler the service cannot pin search_path, so a
+   * DBA's `ALTER DATABASE … SET search_path`, or a DATABASE_SCHEMA the
+   * pooler's server connections do not have, would otherwise surface later
+   * as "relation does not exist" or as another schema's `actions` table.
+   */
+  private async checkNameResolution(): Promise<void> {
+    const [row]: { ok: boolean; search_path: string }[] = await this.database.dataSource.query(
+      `SELECT to_regclass('actions') IS NOT DISTINCT FROM to_regclass(format('%I.actions', $1::text)) AS ok, current_setting('search_path') AS search_path`,
+      [this.schema],
+    );
+    if (row.ok) return;
+    throw new Error(
+      `The queue's tables are in schema "${this.schema}" (DATABASE_SCHEMA), but this connection's search_path is "${row.search_path}", ` +
+        `where "actions" means another table or none. Behind a transaction pooler the service cannot set search_path itself: ` +
+        `set it for the pooler's login (ALTER ROLE <user> IN DATABASE <db> SET search_path = ${this.schema}) or in the pooler ` +
+        `(PgBouncer: connect_query); see docs/operations.md, "Behind a pooler"`,
+    );
   }
 
   /** Names of the migrations not recorded as applied. */
@@ -99,8 +144,9 @@ export class MigrationsService implements OnModuleInit {
 
   /** Names recorded in the queue's migrations table (none when it does not exist). */
   private async applied(): Promise<string[]> {
-    const [{ exists }]: { exists: boolean }[] = await this.database.dataSource.query('SELECT to_regclass($1) IS NOT NULL AS exists', [MIGRATIONS_TABLE]);
-    const rows: { name: string }[] = exists ? await this.database.dataSource.query(`SELECT name FROM ${MIGRATIONS_TABLE}`) : [];
+    const table = `${quoteIdentifier(this.schema)}.${MIGRATIONS_TABLE}`;
+    const [{ exists }]: { exists: boolean }[] = await this.database.dataSource.query('SELECT to_regclass($1) IS NOT NULL AS exists', [table]);
+    const rows: { name: string }[] = exists ? await this.database.dataSource.query(`SELECT name FROM ${table}`) : [];
     return rows.map((r) => r.name);
   }
 
@@ -121,10 +167,16 @@ export class MigrationsService implements OnModuleInit {
   }
 }
 
-/** A DataSource on the same database as `app`'s, holding only the queue's migrations (closed by the caller). */
-async function migrationDataSource(app: DataSource): Promise<DataSource> {
+/** `name` as a quoted SQL identifier. */
+function quoteIdentifier(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+/** A DataSource on the same database as `app`'s, holding only the queue's migrations, their table in `schema` (closed by the caller). */
+async function migrationDataSource(app: DataSource, schema: string): Promise<DataSource> {
   const dataSource = new DataSource({
     ...app.options,
+    schema,
     name: 'action-queue-migrations',
     entities: [],
     subscribers: [],

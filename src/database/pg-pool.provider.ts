@@ -8,8 +8,8 @@ import { QUEUE_DATA_SOURCE } from './queue-data-source.token';
 export const PG_POOL = Symbol('actions:pg-pool');
 
 /**
- * The hot path (claim, finish, heartbeat, reaper) runs named prepared
- * statements on TypeORM's own pool: the same connections and settings, without
+ * The hot path (claim, finish, heartbeat, reaper) runs its statements
+ * (named unless behind a transaction pooler: see timed-query.ts) on TypeORM's own pool: the same connections and settings, without
  * a QueryRunner per statement.
  */
 export const pgPoolProvider: Provider = {

@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import type { PostgresConnectionOptions } from 'typeorm/driver/postgres/PostgresConnectionOptions';
 import type { ActionQueueDatabaseOptions } from './queue-database-config';
 import { buildDataSourceOptions } from './data-source-options';
+import { DEFAULT_PLACEMENT, QueuePlacement } from './queue-schema';
 
 /** DI token of the {@link QueueDatabase} in use. */
 export const QUEUE_DATABASE = Symbol('actions:database');
@@ -36,9 +37,16 @@ export interface QueueDatabase {
  *
  * @param options the `database` module option.
  * @param poolSize connections of an own pool (DB_POOL_SIZE).
+ * @param placement schema and pooler of an own pool (DATABASE_SCHEMA, DATABASE_POOLER):
+ *   its connections pin their search_path to the schema unless behind a
+ *   transaction pooler (the dedicated ones do the same: pinSearchPath).
  * @throws Error when the app's DataSource is not PostgreSQL, or the last connection attempt fails.
  */
-export async function openQueueDatabase(options: ActionQueueDatabaseOptions, poolSize: number): Promise<QueueDatabase> {
+export async function openQueueDatabase(
+  options: ActionQueueDatabaseOptions,
+  poolSize: number,
+  placement: QueuePlacement = DEFAULT_PLACEMENT,
+): Promise<QueueDatabase> {
   if ('dataSource' in options) {
     const { dataSource } = options;
     if (dataSource.options.type !== 'postgres') {
@@ -49,7 +57,7 @@ export async function openQueueDatabase(options: ActionQueueDatabaseOptions, poo
   }
   const logger = new Logger('ActionQueueModule');
   for (let attempt = 1; ; attempt++) {
-    const dataSource = new DataSource(buildDataSourceOptions(options.url, poolSize));
+    const dataSource = new DataSource(buildDataSourceOptions(options.url, poolSize, placement));
     try {
       await dataSource.initialize();
       return { dataSource, url: options.url, owned: true };

@@ -3,7 +3,7 @@ import type { Pool } from 'pg';
 import { Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.token';
 import { PG_POOL } from '../database/pg-pool.provider';
-import { timedQuery } from '../database/timed-query';
+import { StatementNaming, statementNaming, timedQuery } from '../database/timed-query';
 import { ActionHandlersRegistry } from '../handlers/action-handlers.registry';
 import { ATTEMPT_END_EFFECTS, AttemptToFinish } from './attempt-end';
 import { leaseTiming, LeaseTiming } from './lease-timing';
@@ -73,6 +73,7 @@ interface Waiting {
 export class AttemptFinisher {
   private readonly logger = new Logger(AttemptFinisher.name);
   private readonly timing: LeaseTiming;
+  private readonly naming: StatementNaming;
   private readonly maxFlushers: number;
   private queue: Waiting[] = [];
   private flushers = 0;
@@ -88,6 +89,7 @@ export class AttemptFinisher {
     private readonly slots: WorkerSlots,
   ) {
     this.timing = leaseTiming(settings.LEASE_MS);
+    this.naming = statementNaming(settings.DATABASE_POOLER);
     // Leave half the pool to claims, the reaper and the API.
     this.maxFlushers = Math.max(1, Math.min(MAX_FLUSHERS, Math.floor(settings.DB_POOL_SIZE / 2)));
   }
@@ -175,7 +177,7 @@ export class AttemptFinisher {
         this.timing.leaseMs,
         grant.claim ? grant.slots : 0,
       ];
-      ({ rows } = await this.pool.query<FinishAttemptsRow>(timedQuery(FINISH_ATTEMPTS_SQL, values, this.timing.statementTimeoutMs)));
+      ({ rows } = await this.pool.query<FinishAttemptsRow>(timedQuery(FINISH_ATTEMPTS_SQL, values, this.timing.statementTimeoutMs, this.naming)));
     } catch (error) {
       this.slots.settle(grant, 0, null);
       throw error;

@@ -3,7 +3,7 @@ import type { Pool } from 'pg';
 import { Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.token';
 import { PG_POOL } from '../database/pg-pool.provider';
-import { timedQuery } from '../database/timed-query';
+import { StatementNaming, statementNaming, timedQuery } from '../database/timed-query';
 import { ActionHandlersRegistry } from '../handlers/action-handlers.registry';
 import { leaseTiming, LeaseTiming } from './lease-timing';
 import { monotonicNow } from './monotonic-clock';
@@ -26,6 +26,7 @@ export interface Claimed {
 @Injectable()
 export class ClaimerService {
   private readonly timing: LeaseTiming;
+  private readonly naming: StatementNaming;
 
   constructor(
     @Inject(PG_POOL) private readonly pool: Pool,
@@ -35,6 +36,7 @@ export class ClaimerService {
     private readonly metrics: WorkerMetrics,
   ) {
     this.timing = leaseTiming(settings.LEASE_MS);
+    this.naming = statementNaming(settings.DATABASE_POOLER);
   }
 
   /**
@@ -77,6 +79,6 @@ export class ClaimerService {
   }
 
   private query<T extends object>(statement: { name: string; text: string }, values: unknown[]) {
-    return this.pool.query<T>(timedQuery(statement, values, this.timing.statementTimeoutMs));
+    return this.pool.query<T>(timedQuery(statement, values, this.timing.statementTimeoutMs, this.naming));
   }
 }

@@ -3,8 +3,9 @@ import { Client } from 'pg';
 import { Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.token';
 import { DATABASE_URL } from '../database/database-url.token';
-import { timedQuery } from '../database/timed-query';
 import { QUEUE_APPLICATION_NAME } from '../release/release-version';
+import { pinSearchPath } from '../database/queue-schema';
+import { statementNaming, timedQuery } from '../database/timed-query';
 import { CancelRequestedError, LeaseExpiringError, LeaseLostError } from './abort-reasons';
 import { WatchdogSharedState } from './containment/watchdog-shared-state';
 import { HandlerStop } from './handler-stop';
@@ -107,7 +108,7 @@ export class LeaseKeeper implements OnApplicationBootstrap, OnApplicationShutdow
       const client = await this.connection();
       const values = [this.workerId, held.map((h) => h.actionId), held.map((h) => h.attempt), this.timing.leaseMs];
       const { rows } = await client.query<{ id: string; attempt: number; extended: boolean; cancel_requested: boolean }>(
-        timedQuery(EXTEND_LEASES_SQL, values, this.timing.statementTimeoutMs),
+        timedQuery(EXTEND_LEASES_SQL, values, this.timing.statementTimeoutMs, statementNaming(this.settings.DATABASE_POOLER)),
       );
       this.afterBeat(held, new Map(rows.map((r) => [`${r.id}:${r.attempt}`, r])), sentAt);
     } catch (error) {
@@ -182,6 +183,7 @@ export class LeaseKeeper implements OnApplicationBootstrap, OnApplicationShutdow
     this.client = client;
     try {
       await client.connect();
+      await pinSearchPath(client, { schema: this.settings.DATABASE_SCHEMA, pooler: this.settings.DATABASE_POOLER });
     } catch (error) {
       this.dropClient();
       throw error;

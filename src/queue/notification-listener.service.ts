@@ -2,7 +2,7 @@ import { waitAtMost } from '../wait-at-most';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Client } from 'pg';
 import { QUEUE_APPLICATION_NAME } from '../release/release-version';
-import { DATABASE_URL } from '../database/database-url.token';
+import { WAKE_UP_PLAN, WakeUpPlan } from './wake-up-plan';
 
 /** Channel the triggers notify when a head becomes claimable. */
 export const ACTIONS_READY_CHANNEL = 'actions_ready';
@@ -15,7 +15,9 @@ const STOP_TIMEOUT_MS = 1_000;
  * Holds one dedicated connection that LISTENs on {@link ACTIONS_READY_CHANNEL}
  * and calls `onWake` for every notification, and once after each (re)connect
  * (notifications sent while disconnected are lost; the poll is the other
- * safety net). Reconnects with capped exponential backoff.
+ * safety net). Reconnects with capped exponential backoff. Listens on the
+ * WakeUpPlan's URL (LISTEN_DATABASE_URL, else DATABASE_URL); does nothing when
+ * the plan has none (behind a transaction pooler: the worker polls briefly).
  */
 @Injectable()
 export class NotificationListener {
@@ -27,10 +29,11 @@ export class NotificationListener {
   /** Whether the LISTEN connection is up. */
   connected = false;
 
-  constructor(@Inject(DATABASE_URL) private readonly databaseUrl: string) {}
+  constructor(@Inject(WAKE_UP_PLAN) private readonly plan: WakeUpPlan) {}
 
   /** Starts listening; `onWake` runs on each notification. */
   start(onWake: () => void): void {
+    if (this.plan.listenUrl === null) return;
     this.stopped = false;
     void this.connect(onWake);
   }
@@ -54,8 +57,8 @@ export class NotificationListener {
   }
 
   private async connect(onWake: () => void): Promise<void> {
-    if (this.stopped) return;
-    const client = new Client({ connectionString: this.databaseUrl, application_name: `${QUEUE_APPLICATION_NAME}:listen`, connectionTimeoutMillis: 5_000 });
+    if (this.stopped || this.plan.listenUrl === null) return;
+    const client = new Client({ connectionString: this.plan.listenUrl, application_name: `${QUEUE_APPLICATION_NAME}:listen`, connectionTimeoutMillis: 5_000 });
     client.on('notification', () => onWake());
     const lost = (reason: string) => {
       if (this.client !== client) return;

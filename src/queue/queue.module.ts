@@ -1,3 +1,7 @@
+import { Settings } from '../config/settings';
+import { SETTINGS } from '../config/settings.token';
+import { DATABASE_URL } from '../database/database-url.token';
+import { planWakeUp, WAKE_UP_PLAN } from './wake-up-plan';
 import { Module } from '@nestjs/common';
 import { ActionHandlersModule } from '../handlers/action-handlers.module';
 import { MetricsModule } from '../metrics/metrics.module';
@@ -36,6 +40,11 @@ import { WorkerSlots } from './worker-slots';
     AttemptRunner,
     AttemptFinisher,
     AttemptExecutor,
+    {
+      provide: WAKE_UP_PLAN,
+      inject: [SETTINGS, DATABASE_URL],
+      useFactory: (settings: Settings, databaseUrl: string) => planWakeUp(settings, databaseUrl),
+    },
     NotificationListener,
     QuarantineDrain,
     WorkerService,

@@ -3,6 +3,7 @@ import type { Pool } from 'pg';
 import { Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.token';
 import { PG_POOL } from '../database/pg-pool.provider';
+import { hotPathQuery, statementNaming } from '../database/timed-query';
 import { REAP_EXPIRED_LEASES_SQL } from './sql/lost-attempts.sql';
 import { WorkerMetrics } from './worker-metrics';
 
@@ -53,10 +54,9 @@ export class ReaperService implements OnApplicationBootstrap, BeforeApplicationS
   private async reapAll(): Promise<number> {
     let total = 0;
     for (;;) {
-      const { rows } = await this.pool.query<{ action_id: string; attempt: number; worker_id: string; status: string; charged: number }>({
-        ...REAP_EXPIRED_LEASES_SQL,
-        values: [REAP_BATCH],
-      });
+      const { rows } = await this.pool.query<{ action_id: string; attempt: number; worker_id: string; status: string; charged: number }>(
+        hotPathQuery(REAP_EXPIRED_LEASES_SQL, [REAP_BATCH], statementNaming(this.settings.DATABASE_POOLER)),
+      );
       for (const r of rows) {
         const charge = r.charged > 0 ? `charged ${r.charged} attempt(s)` : 'not charged, quarantined';
         this.logger.warn(`Lease expired: action ${r.action_id} attempt ${r.attempt} (worker ${r.worker_id}); now ${r.status}, ${charge}`);

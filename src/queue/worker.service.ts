@@ -9,6 +9,7 @@ import { DueTimer } from './due-timer';
 import { LeaseKeeper } from './lease-keeper.service';
 import { NotificationListener } from './notification-listener.service';
 import { QuarantineDrain } from './quarantine-drain.service';
+import { WAKE_UP_PLAN, WakeUpPlan } from './wake-up-plan';
 import { LeasedActionRow } from './sql/leased-action.sql';
 import { WorkerSlots } from './worker-slots';
 
@@ -21,7 +22,8 @@ const CLAIM_ERROR_PAUSE_MS = 500;
  *
  * - Claims are requested by LISTEN/NOTIFY, by ended attempts, by a timer set
  *   for the next scheduled head (so a future `runAt` starts on time), and by a
- *   poll every WORKER_POLL_INTERVAL_MS (the safety net). Claim rounds never
+ *   poll every WORKER_POLL_INTERVAL_MS (the safety net); behind a transaction
+ *   pooler with no LISTEN connection, by a short poll instead (WakeUpPlan). Claim rounds never
  *   overlap: a request during one asks for one more round.
  * - What a finishing statement takes for this worker (hand-offs, claims) is
  *   executed at once, without a claim of its own.
@@ -38,6 +40,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
   private started = false;
   private pausedUntil = 0;
   private pollTimer: NodeJS.Timeout | undefined;
+  private shortPollTimer: NodeJS.Timeout | undefined;
   private readonly dueTimer = new DueTimer(() => this.requestClaim('wake'));
   /** Last time the loop ran a claim round or had no room to (ms since epoch), for health. */
   lastClaimAt = 0;
@@ -50,6 +53,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     private readonly leases: LeaseKeeper,
     private readonly listener: NotificationListener,
     private readonly quarantine: QuarantineDrain,
+    @Inject(WAKE_UP_PLAN) private readonly wakeUp: WakeUpPlan,
   ) {}
 
   /** Whether the worker loop runs in this instance. */
@@ -67,6 +71,8 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     this.started = true;
     this.pollTimer = setInterval(() => this.onPoll(), this.settings.WORKER_POLL_INTERVAL_MS);
     this.listener.start(() => this.requestClaim('wake'));
+    if (this.wakeUp.warning) this.logger.warn(this.wakeUp.warning);
+    if (this.wakeUp.shortPollMs !== null) this.shortPollTimer = setInterval(() => this.requestClaim('wake'), this.wakeUp.shortPollMs);
     this.logger.log(`Worker started: concurrency ${this.settings.WORKER_CONCURRENCY}, lease ${this.settings.LEASE_MS} ms`);
     this.onPoll();
   }
@@ -75,6 +81,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     if (!this.started || this.slots.isPaused('stopping')) return;
     this.slots.pause('stopping');
     clearInterval(this.pollTimer);
+    clearInterval(this.shortPollTimer);
     this.dueTimer.cancel();
     this.quarantine.giveUpHeld(new ShutdownError());
     this.logger.log(`Shutting down${signal ? ` (${signal})` : ''}: no new claims; ${this.executor.activeAttempts} running`);

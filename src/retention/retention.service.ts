@@ -2,11 +2,13 @@ import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBoo
 import type { Pool } from 'pg';
 import { Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.token';
+import { AdaptiveBatchSize } from '../database/adaptive-batch-size';
 import { PG_POOL } from '../database/pg-pool.provider';
+import { isStatementTimeout } from '../database/statement-timeout';
 import { DELETE_EMPTY_GROUPS_SQL, LOCK_EMPTY_GROUPS_SQL } from './sql/delete-empty-groups.sql';
 import { DELETE_EXPIRED_ACTIONS_SQL } from './sql/delete-expired-actions.sql';
 
-/** Rows deleted per statement (and per transaction). */
+/** Rows deleted per statement (and per transaction), unless the statement_timeout asks for fewer. */
 export const RETENTION_BATCH_SIZE = 1_000;
 /** Empty groups removed per transaction: each is locked until its commit, so few. */
 export const GROUP_PURGE_BATCH_SIZE = 100;
@@ -19,6 +21,11 @@ export const GROUP_PURGE_BATCH_SIZE = 100;
  * action at all. Runs every RETENTION_INTERVAL_MS on instances with the worker
  * enabled, never overlapping itself; RETENTION_DAYS=0 keeps everything.
  * Several instances may run it at once (SKIP LOCKED).
+ *
+ * Chunks fit a short statement_timeout (a DBA's `ALTER DATABASE … SET
+ * statement_timeout`): a batch the server cancels (57014) is retried at once
+ * with half as many rows, down to one, and batches grow back while they
+ * complete (AdaptiveBatchSize); nothing of a cancelled batch was deleted.
  */
 @Injectable()
 export class RetentionService implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -75,13 +82,15 @@ export class RetentionService implements OnApplicationBootstrap, BeforeApplicati
   async purgeEmptyGroups(): Promise<number> {
     let total = 0;
     let after: string | null = null;
+    const batch = new AdaptiveBatchSize(GROUP_PURGE_BATCH_SIZE);
     for (;;) {
       const client = await this.pool.connect();
       let locked: string[];
       let broken: Error | undefined;
+      const size = batch.size;
       try {
         await client.query('BEGIN ISOLATION LEVEL READ COMMITTED');
-        const { rows } = await client.query<{ lock_id: string }>({ text: LOCK_EMPTY_GROUPS_SQL, values: [after, GROUP_PURGE_BATCH_SIZE] });
+        const { rows } = await client.query<{ lock_id: string }>({ text: LOCK_EMPTY_GROUPS_SQL, values: [after, size] });
         locked = rows.map((r) => r.lock_id);
         if (locked.length > 0) {
           const { rowCount } = await client.query({ text: DELETE_EMPTY_GROUPS_SQL, values: [locked] });
@@ -94,11 +103,13 @@ export class RetentionService implements OnApplicationBootstrap, BeforeApplicati
           () => undefined,
           (e: Error) => e,
         );
+        if (isStatementTimeout(error) && batch.timedOut()) continue;
         throw error;
       } finally {
         client.release(broken);
       }
-      if (locked.length < GROUP_PURGE_BATCH_SIZE || this.stopping) break;
+      batch.succeeded();
+      if (locked.length < size || this.stopping) break;
       after = locked[locked.length - 1];
     }
     return total;
@@ -107,15 +118,24 @@ export class RetentionService implements OnApplicationBootstrap, BeforeApplicati
   private async purgeAll(days: number, windowDays: number): Promise<number> {
     let total = 0;
     let from = '-infinity';
+    const batch = new AdaptiveBatchSize(RETENTION_BATCH_SIZE);
     for (;;) {
-      const { rows } = await this.pool.query<{ picked: number; deleted: number; last_finished_at: string | null }>({
-        text: DELETE_EXPIRED_ACTIONS_SQL,
-        values: [days, RETENTION_BATCH_SIZE, windowDays, from],
-      });
+      const size = batch.size;
+      let rows: { picked: number; deleted: number; last_finished_at: string | null }[];
+      try {
+        ({ rows } = await this.pool.query<{ picked: number; deleted: number; last_finished_at: string | null }>({
+          text: DELETE_EXPIRED_ACTIONS_SQL,
+          values: [days, size, windowDays, from],
+        }));
+      } catch (error) {
+        if (isStatementTimeout(error) && batch.timedOut()) continue;
+        throw error;
+      }
+      batch.succeeded();
       total += rows[0].deleted;
       // A short batch means the scan reached the end; a batch that deleted
       // nothing would not move the cursor.
-      if (rows[0].picked < RETENTION_BATCH_SIZE || rows[0].deleted === 0 || rows[0].last_finished_at === null || this.stopping) break;
+      if (rows[0].picked < size || rows[0].deleted === 0 || rows[0].last_finished_at === null || this.stopping) break;
       from = rows[0].last_finished_at;
     }
     const groups = this.stopping ? 0 : await this.purgeEmptyGroups();

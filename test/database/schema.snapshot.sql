@@ -135,6 +135,7 @@ TYPE aq_leased_action AS (id bigint, lock_id bigint, type text, payload jsonb, a
 CREATE OR REPLACE FUNCTION public.aq_act_for_worker(p_worker text, p_lease_ms integer, p_types text[], p_caps integer[])
  RETURNS void
  LANGUAGE sql
+ SET search_path TO 'public'
 AS $function$
   SELECT set_config('aq.worker', p_worker, true),
          set_config('aq.handoff_lease_ms', p_lease_ms::text, true),
@@ -146,6 +147,7 @@ $function$
 CREATE OR REPLACE FUNCTION public.aq_actions_after_insert_head()
  RETURNS trigger
  LANGUAGE plpgsql
+ SET search_path TO 'public'
 AS $function$
 BEGIN
   UPDATE action_groups SET head_id = NEW.id WHERE lock_id = NEW.lock_id;
@@ -156,6 +158,7 @@ END $function$
 CREATE OR REPLACE FUNCTION public.aq_actions_after_insert_wake()
  RETURNS trigger
  LANGUAGE plpgsql
+ SET search_path TO 'public'
 AS $function$
 BEGIN
   PERFORM aq_wake_workers();
@@ -166,6 +169,7 @@ END $function$
 CREATE OR REPLACE FUNCTION public.aq_actions_after_release()
  RETURNS trigger
  LANGUAGE plpgsql
+ SET search_path TO 'public'
 AS $function$
 DECLARE
   v_groups bigint[];
@@ -190,6 +194,7 @@ END $function$
 CREATE OR REPLACE FUNCTION public.aq_actions_after_truncate()
  RETURNS trigger
  LANGUAGE plpgsql
+ SET search_path TO 'public'
 AS $function$
 BEGIN
   DELETE FROM action_groups;
@@ -200,6 +205,7 @@ END $function$
 CREATE OR REPLACE FUNCTION public.aq_actions_after_update_wake()
  RETURNS trigger
  LANGUAGE plpgsql
+ SET search_path TO 'public'
 AS $function$
 BEGIN
   PERFORM aq_wake_workers();
@@ -210,6 +216,7 @@ END $function$
 CREATE OR REPLACE FUNCTION public.aq_actions_before_delete()
  RETURNS trigger
  LANGUAGE plpgsql
+ SET search_path TO 'public'
 AS $function$
 BEGIN
   PERFORM aq_check_running_change(OLD, 'delete');
@@ -220,6 +227,7 @@ END $function$
 CREATE OR REPLACE FUNCTION public.aq_actions_before_insert()
  RETURNS trigger
  LANGUAGE plpgsql
+ SET search_path TO 'public'
 AS $function$
 DECLARE
   v_head bigint;
@@ -259,6 +267,7 @@ END $function$
 CREATE OR REPLACE FUNCTION public.aq_actions_before_truncate()
  RETURNS trigger
  LANGUAGE plpgsql
+ SET search_path TO 'public'
 AS $function$
 DECLARE
   v_running actions;
@@ -276,6 +285,7 @@ END $function$
 CREATE OR REPLACE FUNCTION public.aq_actions_before_update()
  RETURNS trigger
  LANGUAGE plpgsql
+ SET search_path TO 'public'
 AS $function$
 BEGIN
   IF NEW.id <> OLD.id OR NEW.lock_id IS DISTINCT FROM OLD.lock_id THEN
@@ -300,6 +310,7 @@ END $function$
 CREATE OR REPLACE FUNCTION public.aq_check_running_change(p_old actions, p_verb text)
  RETURNS void
  LANGUAGE plpgsql
+ SET search_path TO 'public'
 AS $function$
 BEGIN
   IF p_old.lease_expires_at >= now() AND p_old.lease_owner IS DISTINCT FROM current_setting('aq.worker', true) THEN
@@ -317,6 +328,7 @@ CREATE OR REPLACE FUNCTION public.aq_claim_actions(p_worker text, p_types text[]
  RETURNS SETOF aq_leased_action
  LANGUAGE plpgsql
  SET plan_cache_mode TO 'force_generic_plan'
+ SET search_path TO 'public'
 AS $function$
 BEGIN
   IF p_quarantined THEN
@@ -344,6 +356,7 @@ END $function$
 CREATE OR REPLACE FUNCTION public.aq_end_lost_attempts(p_ids bigint[], p_culprit bigint, p_outcome text, p_reason text, p_delay_ms integer, p_only_expired boolean)
  RETURNS TABLE(action_id bigint, attempt integer, worker_id text, status text, charged integer)
  LANGUAGE plpgsql
+ SET search_path TO 'public'
 AS $function$
 #variable_conflict use_column
 BEGIN
@@ -409,6 +422,7 @@ CREATE OR REPLACE FUNCTION public.aq_finish_attempts(p_worker text, p_ids bigint
  RETURNS TABLE(kind text, leased aq_leased_action)
  LANGUAGE plpgsql
  SET plan_cache_mode TO 'force_generic_plan'
+ SET search_path TO 'public'
 AS $function$
 #variable_conflict use_column
 DECLARE
@@ -510,12 +524,14 @@ CREATE OR REPLACE FUNCTION public.aq_holds_group(status text, on_failure text)
  RETURNS boolean
  LANGUAGE sql
  IMMUTABLE PARALLEL SAFE
+ SET search_path TO 'public'
 AS $function$ SELECT status IN ('pending', 'running') OR (status = 'failed' AND on_failure = 'block') $function$
 ;
 
 CREATE OR REPLACE FUNCTION public.aq_lease_actions(p_ids bigint[], p_worker text, p_lease_ms integer, p_types text[], p_caps integer[])
  RETURNS SETOF aq_leased_action
  LANGUAGE plpgsql
+ SET search_path TO 'public'
 AS $function$
 BEGIN
   RETURN QUERY
@@ -541,6 +557,7 @@ END $function$
 CREATE OR REPLACE FUNCTION public.aq_lock_group(p_lock_id bigint)
  RETURNS bigint
  LANGUAGE plpgsql
+ SET search_path TO 'public'
 AS $function$
 DECLARE
   v_head bigint;
@@ -559,12 +576,14 @@ CREATE OR REPLACE FUNCTION public.aq_loss_charge(p_quarantined boolean, p_unchar
  RETURNS integer
  LANGUAGE sql
  IMMUTABLE PARALLEL SAFE
+ SET search_path TO 'public'
 AS $function$ SELECT CASE WHEN p_quarantined THEN 1 + p_uncharged_losses ELSE 0 END $function$
 ;
 
 CREATE OR REPLACE FUNCTION public.aq_promote_groups(p_groups bigint[], p_after bigint[])
  RETURNS void
  LANGUAGE plpgsql
+ SET search_path TO 'public'
 AS $function$
 DECLARE
   v_worker text := coalesce(current_setting('aq.worker', true), '');
@@ -643,6 +662,7 @@ END $function$
 CREATE OR REPLACE FUNCTION public.aq_reap_expired_leases(p_limit integer)
  RETURNS TABLE(action_id bigint, attempt integer, worker_id text, status text, charged integer)
  LANGUAGE sql
+ SET search_path TO 'public'
 AS $function$
   SELECT r.* FROM aq_end_lost_attempts(ARRAY(
     SELECT a.id FROM actions AS a
@@ -657,6 +677,7 @@ $function$
 CREATE OR REPLACE FUNCTION public.aq_release_worker(p_worker text, p_culprit bigint, p_reason text, p_delay_ms integer)
  RETURNS TABLE(action_id bigint, attempt integer, worker_id text, status text, charged integer)
  LANGUAGE plpgsql
+ SET search_path TO 'public'
 AS $function$
 BEGIN
   PERFORM aq_act_for_worker(p_worker, 0, '{}', '{}');
@@ -669,6 +690,7 @@ END $function$
 CREATE OR REPLACE FUNCTION public.aq_roll_up_activity(p_lag interval, p_keep interval, p_max_rows integer)
  RETURNS timestamp with time zone
  LANGUAGE plpgsql
+ SET search_path TO 'public'
 AS $function$
 DECLARE
   v_from timestamptz;
@@ -727,6 +749,7 @@ END $function$
 CREATE OR REPLACE FUNCTION public.aq_wake_workers()
  RETURNS void
  LANGUAGE sql
+ SET search_path TO 'public'
 AS $function$ SELECT pg_notify('actions_ready', '') $function$
 ;
 

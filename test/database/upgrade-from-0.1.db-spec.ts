@@ -1,3 +1,4 @@
+import { loadSettings } from '../../src/config/settings';
 import { DataSource } from 'typeorm';
 import { buildDataSourceOptions } from '../../src/database/data-source-options';
 import { MigrationsService } from '../../src/database/migrations.service';
@@ -52,7 +53,7 @@ describe('upgrade from release 0.1 with runMigrations: false (an app that migrat
     await createRelease01Schema(c);
     const dataSource = await new DataSource(buildDataSourceOptions(db.url, 2)).initialize();
     try {
-      const service = new MigrationsService({ dataSource, url: db.url, owned: true }, { database: { url: db.url }, runMigrations: false });
+      const service = new MigrationsService({ dataSource, url: db.url, owned: true }, { database: { url: db.url }, runMigrations: false }, loadSettings({}));
       await expect(service.onModuleInit()).rejects.toThrow(
         'This database holds a version 0.1 queue schema; start once with runMigrations: true to convert it in place (docs/operations.md, "Upgrading from 0.1")',
       );

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MigrationInterface, QueryRunner } from 'typeorm';
+import { DEFAULT_QUEUE_SCHEMA } from '../queue-schema';
 
 /** Folder of the numbered `.sql` migration files (copied next to the compiled code by `npm run build`). */
 export const SQL_MIGRATIONS_DIR = join(__dirname, '..', 'sql');
@@ -8,7 +9,10 @@ export const SQL_MIGRATIONS_DIR = join(__dirname, '..', 'sql');
 /**
  * A migration whose SQL lives in the pair `<file>.up.sql` / `<file>.down.sql`
  * of {@link SQL_MIGRATIONS_DIR}, where each statement has its reasoning beside
- * it. Files are frozen once released: a change is a new numbered pair.
+ * it. Files are frozen once released: a change is a new numbered pair. It
+ * runs with its transaction's search_path set to exactly the queue's schema
+ * (the DataSource's `schema` option, default `public`), so a function it
+ * creates with `SET search_path FROM CURRENT` is pinned to that schema.
  *
  * @param timestamp TypeORM's ordering key (ms since epoch, 13 digits).
  * @param name what the migration does, e.g. `CreateTables`.
@@ -18,6 +22,11 @@ export const SQL_MIGRATIONS_DIR = join(__dirname, '..', 'sql');
 export function sqlFileMigration(timestamp: number, name: string, file: string): new () => MigrationInterface {
   const migrationName = `${name}${timestamp}`;
   const run = async (queryRunner: QueryRunner, direction: 'up' | 'down'): Promise<void> => {
+    // Exactly the queue's schema, for this migration's transaction: its
+    // unqualified names land there whatever the database's or role's
+    // search_path, and `SET search_path FROM CURRENT` in a function pins it.
+    const schema = (queryRunner.connection.options as { schema?: string }).schema ?? DEFAULT_QUEUE_SCHEMA;
+    await queryRunner.query(`SELECT set_config('search_path', quote_ident($1), true)`, [schema]);
     await queryRunner.query(readFileSync(join(SQL_MIGRATIONS_DIR, `${file}.${direction}.sql`), 'utf8'));
   };
   const migration = class implements MigrationInterface {

@@ -45,6 +45,7 @@ export class EventLoopWatchdog implements OnApplicationBootstrap, OnApplicationS
     const config: WatchdogConfig = {
       state: this.state.buffer,
       databaseUrl: this.databaseUrl,
+      placement: { schema: this.settings.DATABASE_SCHEMA, pooler: this.settings.DATABASE_POOLER },
       workerId: this.workerId,
       // The main loop fences itself at fenceBeforeMs; the watchdog acts a
       // check later, when that did not happen because the loop is stalled.

@@ -1,6 +1,7 @@
 import { writeSync } from 'node:fs';
 import { workerData } from 'node:worker_threads';
 import { Client } from 'pg';
+import { pinSearchPath } from '../../database/queue-schema';
 import { monotonicNow } from '../monotonic-clock';
 import { QUEUE_APPLICATION_NAME } from '../../release/release-version';
 import { RELEASE_WORKER_SQL } from '../sql/lost-attempts.sql';
@@ -35,6 +36,7 @@ async function connect(): Promise<void> {
   });
   try {
     await c.connect();
+    await pinSearchPath(c, config.placement);
     client = c;
   } catch {
     // Retried at the next check.

@@ -1,3 +1,4 @@
+import type { QueuePlacement } from '../../database/queue-schema';
 import { monotonicNow } from '../monotonic-clock';
 
 /** Float64 slots of the shared buffer. */
@@ -79,6 +80,8 @@ export class WatchdogSharedState {
 export interface WatchdogConfig {
   state: SharedArrayBuffer;
   databaseUrl: string;
+  /** The queue's schema and pooler: the connection pins its search_path like the pool's (queue-schema.ts). */
+  placement: QueuePlacement;
   workerId: string;
   /** Act once this close to the earliest deadline (ms). */
   fenceBeforeMs: number;

@@ -1,0 +1,29 @@
+import { AdaptiveBatchSize } from './adaptive-batch-size';
+
+describe('AdaptiveBatchSize', () => {
+  it('halves on each timeout down to the minimum, then says there is nothing left to try', () => {
+    const batch = new AdaptiveBatchSize(1000, 100);
+    expect(batch.size).toBe(1000);
+    expect(batch.timedOut()).toBe(true);
+    expect(batch.size).toBe(500);
+    expect(batch.timedOut()).toBe(true);
+    expect(batch.timedOut()).toBe(true);
+    expect(batch.size).toBe(125);
+    expect(batch.timedOut()).toBe(true);
+    expect(batch.size).toBe(100);
+    expect(batch.timedOut()).toBe(false);
+    expect(batch.size).toBe(100);
+  });
+
+  it('grows back towards the maximum after statements that complete', () => {
+    const batch = new AdaptiveBatchSize(1000);
+    batch.timedOut();
+    batch.timedOut();
+    expect(batch.size).toBe(250);
+    batch.succeeded();
+    expect(batch.size).toBe(500);
+    batch.succeeded();
+    batch.succeeded();
+    expect(batch.size).toBe(1000);
+  });
+});

@@ -1,0 +1,84 @@
+import { Client, ClientConfig } from 'pg';
+
+/** Schema of the queue's tables and functions when DATABASE_SCHEMA is not set. */
+export const DEFAULT_QUEUE_SCHEMA = 'public';
+
+/**
+ * Names DATABASE_SCHEMA may take: a lower-case unquoted PostgreSQL identifier
+ * (at most 63 bytes, PostgreSQL's NAMEDATALEN - 1).
+ */
+export const QUEUE_SCHEMA_PATTERN = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/**
+ * Where the queue lives and what stands in front of it: the two facts that
+ * decide how its connections are set up.
+ */
+export interface QueuePlacement {
+  /** Schema of the queue's tables and functions (DATABASE_SCHEMA). */
+  schema: string;
+  /**
+   * `transaction`: DATABASE_URL goes through a transaction pooler, where a
+   * session setting would land on a server connection other clients get
+   * next, so connections are not pinned (DATABASE_POOLER).
+   */
+  pooler: 'none' | 'transaction';
+}
+
+/** The placement of a queue in `public`, connected directly. */
+export const DEFAULT_PLACEMENT: QueuePlacement = { schema: DEFAULT_QUEUE_SCHEMA, pooler: 'none' };
+
+/**
+ * Pins a session's search_path to the queue's schema (`$1`), so the service's
+ * unqualified statements reach the queue's own tables whatever a DBA set
+ * with `ALTER DATABASE … SET search_path` or `ALTER ROLE …`. A plain SET
+ * after connecting, not a start-up option: PgBouncer (1.18) refuses the
+ * `options` start-up parameter, also in session pooling.
+ */
+export const PIN_SEARCH_PATH_SQL = `SELECT set_config('search_path', quote_ident($1::text), false)`;
+
+/** Whether connections are pinned to the queue's schema (not behind a transaction pooler). */
+export function pinsSearchPath(placement: QueuePlacement): boolean {
+  return placement.pooler !== 'transaction';
+}
+
+/**
+ * Pins a dedicated connection (heartbeat, watchdog) just connected, unless
+ * behind a transaction pooler.
+ *
+ * @param client a connected client.
+ * @param placement the queue's schema and pooler.
+ */
+export async function pinSearchPath(client: Pick<Client, 'query'>, placement: QueuePlacement): Promise<void> {
+  if (pinsSearchPath(placement)) await client.query(PIN_SEARCH_PATH_SQL, [placement.schema]);
+}
+
+/**
+ * A node-postgres `Client` class that pins its session to `schema` as part
+ * of connecting, for a pool's `Client` option: the pool hands out a
+ * connection only once pinned, the first one (TypeORM's start-up queries)
+ * included.
+ *
+ * @param schema the queue's schema.
+ */
+export function searchPathPinningClient(schema: string): typeof Client {
+  return class SearchPathPinningClient extends Client {
+    constructor(config?: string | ClientConfig) {
+      super(config);
+    }
+
+    override connect(): Promise<Client>;
+    override connect(callback: ((err: Error) => void) | ((err: null, c: Client) => void)): void;
+    override connect(callback?: ((err: Error) => void) | ((err: null, c: Client) => void)): Promise<Client> | void {
+      const connected = super.connect().then(async () => {
+        await this.query(PIN_SEARCH_PATH_SQL, [schema]);
+        return this as Client;
+      });
+      if (!callback) return connected;
+      const done = callback as (err: Error | null, c?: Client) => void;
+      connected.then(
+        (client) => done(null, client),
+        (error: Error) => done(error),
+      );
+    }
+  };
+}
