@@ -117,7 +117,32 @@ export function jsonBodyRejection(req: Request): JsonBodyRejection | null {
   const encoding = Buffer.isBuffer(raw) ? bodyEncodingProblem(raw, charset) : null;
   if (encoding) return { status: 400, message: encoding };
   const problem = jsonBodyProblem(req.body);
-  return problem ? { status: 400, message: problem } : null;
+  if (problem) return { status: 400, message: problem };
+  markCheckedPayloads(req.body);
+  return null;
+}
+
+/** Payload objects of request bodies that passed {@link jsonBodyProblem}: the service need not walk them again. */
+const CHECKED_PAYLOADS = new WeakSet<object>();
+
+/** Records the payloads of a checked body (`{ payload }` or `{ actions: [{ payload }] }`). */
+function markCheckedPayloads(body: unknown): void {
+  const mark = (item: unknown) => {
+    const payload = item !== null && typeof item === 'object' ? (item as { payload?: unknown }).payload : undefined;
+    if (payload !== null && typeof payload === 'object') CHECKED_PAYLOADS.add(payload);
+  };
+  mark(body);
+  const actions = body !== null && typeof body === 'object' ? (body as { actions?: unknown }).actions : undefined;
+  if (Array.isArray(actions)) actions.forEach(mark);
+}
+
+/**
+ * Whether `payload` is the very object of a request body this guard checked
+ * (so it passed every rule of {@link jsonBodyProblem}): the service then walks
+ * it no second time. An object the caller built in process was never checked.
+ */
+export function checkedByJsonBodyGuard(payload: object): boolean {
+  return CHECKED_PAYLOADS.has(payload);
 }
 
 /**
