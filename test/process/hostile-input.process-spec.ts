@@ -49,13 +49,13 @@ describe('hostile input costs a bounded amount', () => {
     const single = JSON.stringify({ type: 'instance.create', payload });
     expect(single.length).toBeGreaterThan(3_600_000);
     const times: number[] = [];
-    for (let i = 0; i < 3; i++) {
+    for (let i = 0; i < 5; i++) {
       const res = await timedPost(`${svc.url}/actions`, single);
       expect(res.status).toBe(413);
       expect(res.body.message).toMatch(/MAX_PAYLOAD_BYTES/);
       times.push(res.ms);
     }
-    // The best of three: the machine is shared, the cost is what the service adds.
+    // The best of five: the machine is shared, the cost is what the service adds.
     expect(Math.min(...times)).toBeLessThan(100);
     // In a batch the body is under BODY_LIMIT_BYTES, so it is parsed; then refused by size before any walk.
     const batch = await timedPost(`${svc.url}/actions/batch`, JSON.stringify({ actions: [{ type: 'instance.create', payload }] }));
