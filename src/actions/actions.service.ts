@@ -14,7 +14,7 @@ import { QUEUE_DATA_SOURCE } from '../database/queue-data-source.token';
 import { ActionHandlersRegistry } from '../handlers/action-handlers.registry';
 import { EnqueueMetrics } from '../metrics/enqueue-metrics';
 import { ActionResource, AttemptResource, GroupResource, StatsResource, toActionResource, toAttemptResource } from './action.resource';
-import { checkedByJsonBodyGuard, jsonBodyProblem } from '../http/json-body-guard.middleware';
+import { checkedByJsonBodyGuard, jsonBodyProblem, measuredPayloadText } from '../http/json-body-guard.middleware';
 import { stringifyJson } from '../http/json-text';
 import { lockIdProblem } from './dto/lock-id.validator';
 import { runAtProblem } from './dto/run-at.validator';
@@ -335,9 +335,9 @@ export class ActionsService implements ActionQueue {
     // The size first (one native pass), then the structural rules, so an
     // oversize payload is refused before any walk of it. JSON.stringify
     // overflows on a value nested thousands deep: the walk then says so.
-    let payloadText: string | undefined;
+    let payloadText = measuredPayloadText(payload);
     try {
-      payloadText = JSON.stringify(payload);
+      payloadText ??= JSON.stringify(payload);
     } catch (error) {
       if (!(error instanceof RangeError)) throw error;
     }

@@ -96,7 +96,7 @@ export function applyBodyParser(app: INestApplication & { useBodyParser(type: 'j
   app.useBodyParser('json', { limit: single, verify: verifyJsonBodyEncoding, type: (req) => isJson(req) && isSingleEnqueue(req) });
   app.useBodyParser('json', { limit: settings.BODY_LIMIT_BYTES, verify: verifyJsonBodyEncoding });
   app.use(bodyParserErrorHandler(settings.BODY_LIMIT_BYTES, single));
-  app.use(jsonBodyGuard());
+  app.use(jsonBodyGuard(settings.MAX_PAYLOAD_BYTES));
 }
 
 /**
