@@ -60,7 +60,10 @@ export class ActionsController {
   /** A page of actions in id order. */
   @Get()
   @ApiOperation({ summary: 'A page of actions in id order' })
-  @ApiOkResponse({ type: ActionsPageResponseDto, description: 'At most `limit` items, fewer when their payloads and results reach MAX_RESPONSE_BYTES (then `nextCursor` is set)' })
+  @ApiOkResponse({
+    type: ActionsPageResponseDto,
+    description: 'At most `limit` items, fewer when their payloads and results reach MAX_RESPONSE_BYTES (then `nextCursor` is set)',
+  })
   @ApiPayloadTooLargeResponse({ type: ErrorResponseDto, description: 'The first action of the page alone is over MAX_RESPONSE_BYTES; `message` names it' })
   list(@Query() query: ListActionsQuery) {
     return this.actions.list(query);

@@ -10,7 +10,9 @@ describe('settings', () => {
 
   it('refuses an empty API_KEY, naming it, instead of running without a key', () => {
     for (const empty of ['', '   ']) {
-      expect(() => loadSettings({ API_KEY: empty })).toThrow(/^Invalid setting API_KEY: it is set but empty; set a key of at least 16 characters, or remove API_KEY/);
+      expect(() => loadSettings({ API_KEY: empty })).toThrow(
+        /^Invalid setting API_KEY: it is set but empty; set a key of at least 16 characters, or remove API_KEY/,
+      );
     }
     expect(loadSettings({}).API_KEY).toBeUndefined();
   });

@@ -1,5 +1,19 @@
 import { plainToInstance, Transform } from 'class-transformer';
-import { getMetadataStorage, IsBoolean, ValidationError, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, validateSync } from 'class-validator';
+import {
+  getMetadataStorage,
+  IsBoolean,
+  ValidationError,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  validateSync,
+} from 'class-validator';
 
 const toBoolean = ({ value }: { value: unknown }): unknown => {
   if (typeof value !== 'string') return value;

@@ -38,7 +38,11 @@ describe('redaction of what the log writes', () => {
   it('is what pino-http logs a request with', () => {
     const options = buildPinoHttpOptions(loadSettings({}), false);
     expect(options.serializers?.req).toBeDefined();
-    const logged = redactRequest({ url: '/stats?token=t-secret', headers: { 'proxy-authorization': 'Basic p-secret' }, query: { token: 't-secret', limit: '5' } });
+    const logged = redactRequest({
+      url: '/stats?token=t-secret',
+      headers: { 'proxy-authorization': 'Basic p-secret' },
+      query: { token: 't-secret', limit: '5' },
+    });
     expect(JSON.stringify(logged)).not.toMatch(/t-secret|p-secret/);
     expect(logged.query).toEqual({ token: REDACTED, limit: '5' });
   });

@@ -30,7 +30,7 @@ describe('allowed hosts', () => {
 describe('cross-site writes without a key', () => {
   const req = (method: string, headers: Record<string, string>) => ({ method, headers: { host: '127.0.0.1:3000', ...headers } });
 
-  it('lets reads, programs and the service\'s own pages through', () => {
+  it("lets reads, programs and the service's own pages through", () => {
     expect(crossSiteProblem(req('GET', { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' }), [])).toBeNull();
     expect(crossSiteProblem(req('POST', {}), [])).toBeNull();
     expect(crossSiteProblem(req('POST', { 'content-type': 'application/json; charset=utf-8' }), [])).toBeNull();
@@ -61,7 +61,12 @@ describe('refusal log', () => {
   it('writes a burst per window, then one line counting what it left out', () => {
     const lines: string[] = [];
     let now = 0;
-    const log = new RateLimitedLog((l) => lines.push(l), 2, 1000, () => now);
+    const log = new RateLimitedLog(
+      (l) => lines.push(l),
+      2,
+      1000,
+      () => now,
+    );
     for (let i = 0; i < 5; i++) log.log(`refused ${i}`);
     now = 1000;
     log.log('refused 5');

@@ -59,7 +59,10 @@ export function crossSiteProblem(req: Pick<Request, 'method' | 'headers'>, corsO
   const listed = origin !== undefined && (corsOrigins.includes('*') || corsOrigins.includes(origin));
   const fetchSite = req.headers['sec-fetch-site'];
   if (typeof fetchSite === 'string' && !SAME_ORIGIN_FETCH.has(fetchSite) && !listed) {
-    return { status: 403, message: `cross-site request refused (Sec-Fetch-Site: ${fetchSite}); without API_KEY only this service's own pages may change state` };
+    return {
+      status: 403,
+      message: `cross-site request refused (Sec-Fetch-Site: ${fetchSite}); without API_KEY only this service's own pages may change state`,
+    };
   }
   if (origin !== undefined && !listed && !sameOrigin(origin, req.headers.host)) {
     return { status: 403, message: `cross-origin request refused (Origin: ${origin}); without API_KEY only this service's own pages may change state` };
@@ -85,7 +88,10 @@ function sameOrigin(origin: string, host: string | undefined): boolean {
  * service starter only when API_KEY is unset). Answers with Nest's error body.
  */
 export function crossSiteGuard(settings: Pick<Settings, 'CORS_ORIGINS'>) {
-  const corsOrigins = (settings.CORS_ORIGINS ?? '').split(',').map((o) => o.trim()).filter(Boolean);
+  const corsOrigins = (settings.CORS_ORIGINS ?? '')
+    .split(',')
+    .map((o) => o.trim())
+    .filter(Boolean);
   return (req: Request, res: Response, next: NextFunction): void => {
     const problem = crossSiteProblem(req, corsOrigins);
     if (problem) return refuse(res, problem.status, problem.message);

@@ -14,11 +14,14 @@ export function requestDeadline(timeoutMs: number) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const timer = setTimeout(() => {
       if (req.complete || res.headersSent) return;
-      res.status(408).set('Connection', 'close').json({
-        statusCode: 408,
-        message: `request body not received within ${timeoutMs} ms (REQUEST_TIMEOUT_MS)`,
-        error: 'Request Timeout',
-      });
+      res
+        .status(408)
+        .set('Connection', 'close')
+        .json({
+          statusCode: 408,
+          message: `request body not received within ${timeoutMs} ms (REQUEST_TIMEOUT_MS)`,
+          error: 'Request Timeout',
+        });
       // Stop reading what the client still trickles in.
       res.once('finish', () => req.socket.destroy());
     }, timeoutMs);

@@ -79,7 +79,10 @@ describe('without API_KEY, browsers cannot drive the service', () => {
     const keyed = await startTestApp(t.db.url, { WORKER_ENABLED: 'false', API_KEY: 'test-key-0123456789abcdef' });
     try {
       await request(widened.url).get('/stats').set('Host', 'queue.internal:80').expect(200);
-      await request(widened.url).get('/stats').set('Host', `127.0.0.1:${new URL(widened.url).port}`).expect(403);
+      await request(widened.url)
+        .get('/stats')
+        .set('Host', `127.0.0.1:${new URL(widened.url).port}`)
+        .expect(403);
       const id = await pendingAction();
       await request(widened.url).post(`/actions/${id}/cancel`).set('Host', 'queue.internal').set('Origin', 'https://ops.example').expect(200);
       await request(keyed.url).get('/stats').set('Host', 'queue.example.com').set('x-api-key', 'test-key-0123456789abcdef').expect(200);

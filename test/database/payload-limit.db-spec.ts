@@ -39,7 +39,9 @@ describe('payload limit of SQL producers', () => {
   });
 
   it('answers 413 naming the limit, never 500, when the API accepts a payload the database refuses', async () => {
-    const res = await request(t.url).post('/actions').send({ type: 'instance.create', payload: { blob: 'x'.repeat(200_000) } });
+    const res = await request(t.url)
+      .post('/actions')
+      .send({ type: 'instance.create', payload: { blob: 'x'.repeat(200_000) } });
     expect(res.status).toBe(413);
     expect(res.body.message).toMatch(/aq\.max_payload_bytes/);
   });

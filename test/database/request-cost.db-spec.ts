@@ -44,7 +44,9 @@ function bodyOf(shape: Shape, bytes: number, seed: number): string {
         // Up to 1000 items of about 256 bytes, then their payloads grow with n.
         const count = Math.min(1000, n);
         const each = Math.max(1, Math.floor((n * 256) / count) - 80);
-        return JSON.stringify({ actions: Array.from({ length: count }, (_, i) => ({ ...item({ note: rnd.repeat(each / rnd.length + 1).slice(0, each) }), lockId: i })) });
+        return JSON.stringify({
+          actions: Array.from({ length: count }, (_, i) => ({ ...item({ note: rnd.repeat(each / rnd.length + 1).slice(0, each) }), lockId: i })),
+        });
       }
     }
   };
@@ -99,7 +101,8 @@ describe('request cost', () => {
         const [mid, largest] = measured.slice(-2);
         const growth = largest.ms / largest.bytes / (mid.ms / mid.bytes);
         report.push(`${shape}: ${measured.map((m) => `${m.bytes} B ${m.ms.toFixed(1)} ms (${m.status})`).join(', ')}; per-byte growth ${growth.toFixed(2)}`);
-        if (growth > GROWTH_FACTOR) throw new Error(`${shape}: a byte at ${largest.bytes} B costs ${growth.toFixed(2)} times a byte at ${mid.bytes} B\n${report.join('\n')}`);
+        if (growth > GROWTH_FACTOR)
+          throw new Error(`${shape}: a byte at ${largest.bytes} B costs ${growth.toFixed(2)} times a byte at ${mid.bytes} B\n${report.join('\n')}`);
       }),
       // Every shape at least once, with fresh content.
       { numRuns: 8, examples: shapes.map((s) => [s, 1] as [Shape, number]) },

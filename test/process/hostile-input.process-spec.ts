@@ -32,10 +32,19 @@ describe('hostile input costs a bounded amount', () => {
   beforeAll(async () => {
     c = await db.connect();
     svc = await startServiceProcess({
-      env: { DATABASE_URL: db.url, LOG_LEVEL: 'warn', LEASE_MS: '3000', REAPER_INTERVAL_MS: '200', WORKER_POLL_INTERVAL_MS: '200', SHUTDOWN_TIMEOUT_MS: '1000' },
+      env: {
+        DATABASE_URL: db.url,
+        LOG_LEVEL: 'warn',
+        LEASE_MS: '3000',
+        REAPER_INTERVAL_MS: '200',
+        WORKER_POLL_INTERVAL_MS: '200',
+        SHUTDOWN_TIMEOUT_MS: '1000',
+      },
       sampleRss: true,
     });
-    const { rows } = await c.query<{ id: string }>(`INSERT INTO actions (lock_id, type, payload) VALUES (1, 'instance.create', '{"durationMs": 25000}') RETURNING id::text`);
+    const { rows } = await c.query<{ id: string }>(
+      `INSERT INTO actions (lock_id, type, payload) VALUES (1, 'instance.create', '{"durationMs": 25000}') RETURNING id::text`,
+    );
     runningId = rows[0].id;
     await waitFor(async () => (await c.query(`SELECT 1 FROM actions WHERE id = $1 AND status = 'running'`, [runningId])).rowCount === 1);
   });
