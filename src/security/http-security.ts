@@ -91,7 +91,7 @@ const isSingleEnqueue = (req: IncomingMessage): boolean => req.method === 'POST'
 export function applyBodyParser(app: INestApplication & { useBodyParser(type: 'json', options: JsonParserOptions): unknown }, settings: Settings): void {
   const single = singleActionBodyLimit(settings);
   const isJson = (req: IncomingMessage) => /^application\/([\w.+-]*\+)?json\s*(;|$)/i.test(req.headers['content-type'] ?? '');
-  app.use(refuseOversizeSingleAction(single));
+  app.use(refuseOversizeSingleAction(single, settings.BODY_LIMIT_BYTES));
   // The first parser takes the single-action route; the second skips a body already parsed.
   app.useBodyParser('json', { limit: single, verify: verifyJsonBodyEncoding, type: (req) => isJson(req) && isSingleEnqueue(req) });
   app.useBodyParser('json', { limit: settings.BODY_LIMIT_BYTES, verify: verifyJsonBodyEncoding });
@@ -105,18 +105,15 @@ export function applyBodyParser(app: INestApplication & { useBodyParser(type: 'j
  * parser would first read and discard all of it) and closing the connection
  * after the answer. A chunked body without a length is left to the parser's limit.
  */
-function refuseOversizeSingleAction(limitBytes: number) {
+function refuseOversizeSingleAction(limitBytes: number, bodyLimitBytes: number) {
+  const why = limitBytes < bodyLimitBytes ? ', the most one action can take (4 x MAX_PAYLOAD_BYTES + 16384); its payload cannot fit' : ' (BODY_LIMIT_BYTES)';
   return (req: Request, res: Response, next: NextFunction): void => {
     const length = Number(req.headers['content-length']);
     if (!isSingleEnqueue(req) || !(length > limitBytes)) return next();
     res
       .status(413)
       .set('Connection', 'close')
-      .json({
-        statusCode: 413,
-        message: `request body of ${length} bytes exceeds ${limitBytes} bytes, the most one action can take (4 x MAX_PAYLOAD_BYTES + 16384); its payload cannot fit`,
-        error: 'Payload Too Large',
-      });
+      .json({ statusCode: 413, message: `request body of ${length} bytes exceeds ${limitBytes} bytes${why}`, error: 'Payload Too Large' });
   };
 }
 
