@@ -15,6 +15,8 @@ RUN npm run build
 
 # --- runtime ------------------------------------------------------------------
 FROM node:20-slim AS runtime
+# Listening on every interface (HOST below): reachable from outside the container, so start-up needs API_KEY
+# (or TRUSTED_NETWORK=true when only trusted clients reach it; docker-compose.yml).
 ENV NODE_ENV=production \
     NODE_OPTIONS=--max-semi-space-size=32 \
     HOST=0.0.0.0 \

@@ -60,7 +60,11 @@ export class ActionsController {
   /** A page of actions in id order. */
   @Get()
   @ApiOperation({ summary: 'A page of actions in id order' })
-  @ApiOkResponse({ type: ActionsPageResponseDto })
+  @ApiOkResponse({
+    type: ActionsPageResponseDto,
+    description: 'At most `limit` items, fewer when their payloads and results reach MAX_RESPONSE_BYTES (then `nextCursor` is set)',
+  })
+  @ApiPayloadTooLargeResponse({ type: ErrorResponseDto, description: 'The first action of the page alone is over MAX_RESPONSE_BYTES; `message` names it' })
   list(@Query() query: ListActionsQuery) {
     return this.actions.list(query);
   }
@@ -71,6 +75,7 @@ export class ActionsController {
   @ApiParam({ name: 'id', example: '17', description: 'Positive integer id' })
   @ApiOkResponse({ type: ActionWithTraceResponseDto })
   @ApiNotFoundResponse({ type: ErrorResponseDto })
+  @ApiPayloadTooLargeResponse({ type: ErrorResponseDto, description: 'Its payload, result and error are over MAX_RESPONSE_BYTES' })
   get(@Param('id', ActionIdPipe) id: string): Promise<ActionResource & { trace: AttemptResource[] }> {
     return this.actions.get(id);
   }

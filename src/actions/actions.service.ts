@@ -1,4 +1,12 @@
-import { BadRequestException, ConflictException, Inject, Injectable, NotFoundException, ServiceUnavailableException } from '@nestjs/common';
+import {
+  BadRequestException,
+  ConflictException,
+  Inject,
+  Injectable,
+  NotFoundException,
+  PayloadTooLargeException,
+  ServiceUnavailableException,
+} from '@nestjs/common';
 import { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.token';
@@ -6,7 +14,7 @@ import { QUEUE_DATA_SOURCE } from '../database/queue-data-source.token';
 import { ActionHandlersRegistry } from '../handlers/action-handlers.registry';
 import { EnqueueMetrics } from '../metrics/enqueue-metrics';
 import { ActionResource, AttemptResource, GroupResource, StatsResource, toActionResource, toAttemptResource } from './action.resource';
-import { jsonBodyProblem } from '../http/json-body-guard.middleware';
+import { checkedByJsonBodyGuard, jsonBodyProblem, measuredPayloadText } from '../http/json-body-guard.middleware';
 import { stringifyJson } from '../http/json-text';
 import { lockIdProblem } from './dto/lock-id.validator';
 import { runAtProblem } from './dto/run-at.validator';
@@ -21,7 +29,11 @@ import {
   LOCK_FAILED_SKIP_SQL,
   NOTIFY_READY_SQL,
   RETRY_IN_PLACE_SQL,
+  ACTION_RESOURCE_BYTES_SQL,
+  pageSizesSql,
   SELECT_ACTION_SQL,
+  SELECT_ACTIONS_BY_IDS_SQL,
+  SELECT_BOUNDED_ACTION_SQL,
   SELECT_GROUP_SQL,
   SELECT_TRACE_SQL,
 } from './sql/manage-actions.sql';
@@ -57,6 +69,16 @@ function compareLockIds(a: string | null, b: string | null): number {
 function violates(error: unknown, constraint: string): boolean {
   const e = (error as { driverError?: { code?: string; constraint?: string } }).driverError ?? (error as { code?: string; constraint?: string });
   return e?.code === '23505' && e?.constraint === constraint;
+}
+
+/**
+ * The 413 for an insert the database refused by its payload limit
+ * (aq.max_payload_bytes, migration 014: SQLSTATE 54000), or null for any other error.
+ */
+function payloadLimitOfDatabase(error: unknown): PayloadTooLargeException | null {
+  const e = (error as { driverError?: { code?: string; message?: string } }).driverError ?? (error as { code?: string; message?: string });
+  if (e?.code !== '54000' || !e.message?.includes('aq.max_payload_bytes')) return null;
+  return new PayloadTooLargeException(`${e.message}; the database's limit is below MAX_PAYLOAD_BYTES: raise aq.max_payload_bytes (docs/operations.md)`);
 }
 
 /** How often an enqueue transaction that lost a deadlock or serialization conflict is run again. */
@@ -162,23 +184,63 @@ export class ActionsService implements ActionQueue {
       }
       return results;
     };
-    const results = await (manager ? run(manager) : retryOnConflict(() => this.dataSource.transaction('READ COMMITTED', run)));
+    const results = await (manager ? run(manager) : retryOnConflict(() => this.dataSource.transaction('READ COMMITTED', run))).catch((error: unknown) => {
+      throw payloadLimitOfDatabase(error) ?? error;
+    });
     this.enqueueMetrics.enqueued(results.filter((r) => r.created).map((r) => r.action.type));
     return results;
   }
 
   async get(id: string): Promise<ActionResource & { trace: AttemptResource[] }> {
-    const [row]: ActionRow[] = await this.dataSource.query(SELECT_ACTION_SQL, [id]);
+    const row = await this.readBounded(id);
     if (!row) throw new NotFoundException(`action ${id} not found`);
     const trace = await this.dataSource.query(SELECT_TRACE_SQL, [id]);
     return { ...toActionResource(row), trace: trace.map(toAttemptResource) };
   }
 
+  /**
+   * A page in id order, bounded twice: at most `limit` rows, and rows only
+   * while their payloads, results and errors add up to MAX_RESPONSE_BYTES
+   * (sizes measured by PostgreSQL first, so no oversize row is fetched). A
+   * page cut by bytes has fewer than `limit` items and a `nextCursor`.
+   * @throws PayloadTooLargeException (413) when the page's first action alone is over MAX_RESPONSE_BYTES, naming it.
+   */
   async list(query: ListActionsFilter): Promise<{ items: ActionResource[]; nextCursor: string | null }> {
     const limit = query.limit ?? 50;
     const sql = query.lockId === undefined ? LIST_ACTIONS_SQL : LIST_GROUP_ACTIONS_SQL;
-    const rows: ActionRow[] = await this.dataSource.query(sql, [query.status ?? null, query.lockId ?? null, query.type ?? null, query.after ?? '0', limit]);
-    return { items: rows.map(toActionResource), nextCursor: rows.length === limit ? rows[rows.length - 1].id : null };
+    const params = [query.status ?? null, query.lockId ?? null, query.type ?? null, query.after ?? '0', limit];
+    const sizes: { id: string; bytes: string }[] = await this.dataSource.query(pageSizesSql(sql), params);
+    const budget = this.settings.MAX_RESPONSE_BYTES;
+    const ids: string[] = [];
+    let total = 0;
+    for (const { id, bytes } of sizes) {
+      total += Number(bytes);
+      if (total > budget) break;
+      ids.push(id);
+    }
+    if (sizes.length > 0 && ids.length === 0) throw this.tooLargeToSend(sizes[0].id, Number(sizes[0].bytes), `; list past it with after=${sizes[0].id}`);
+    const rows: ActionRow[] = ids.length > 0 ? await this.dataSource.query(SELECT_ACTIONS_BY_IDS_SQL, [ids]) : [];
+    const cut = ids.length < sizes.length;
+    return { items: rows.map(toActionResource), nextCursor: cut || sizes.length === limit ? ids[ids.length - 1] : null };
+  }
+
+  /**
+   * One action, or null when it does not exist.
+   * @throws PayloadTooLargeException (413) when its payload, result and error are over MAX_RESPONSE_BYTES.
+   */
+  private async readBounded(id: string): Promise<ActionRow | null> {
+    const [row]: ActionRow[] = await this.dataSource.query(SELECT_BOUNDED_ACTION_SQL, [id, this.settings.MAX_RESPONSE_BYTES]);
+    if (row) return row;
+    const [size]: { bytes: string }[] = await this.dataSource.query(ACTION_RESOURCE_BYTES_SQL, [id]);
+    if (!size) return null;
+    throw this.tooLargeToSend(id, Number(size.bytes), '');
+  }
+
+  private tooLargeToSend(id: string, bytes: number, hint: string): PayloadTooLargeException {
+    return new PayloadTooLargeException(
+      `action ${id} holds ${bytes} bytes of payload, result and error, over the ${this.settings.MAX_RESPONSE_BYTES}-byte limit of one response ` +
+        `(MAX_RESPONSE_BYTES); read it by SQL${hint}`,
+    );
   }
 
   async cancel(id: string): Promise<ActionResource> {
@@ -229,7 +291,7 @@ export class ActionsService implements ActionQueue {
     const [g]: { head_id: string | null; pending_count: number }[] = await this.dataSource.query(SELECT_GROUP_SQL, [canonical]);
     const empty: GroupResource = { lockId: canonical, head: null, running: false, pendingCount: 0, blocked: false, blockedReason: null };
     if (!g) return empty;
-    const [headRow]: ActionRow[] = g.head_id ? await this.dataSource.query(SELECT_ACTION_SQL, [g.head_id]) : [];
+    const headRow = g.head_id ? await this.readBounded(g.head_id) : null;
     const head = headRow ? toActionResource(headRow) : null;
     let blockedReason: string | null = null;
     if (head?.status === 'failed') {
@@ -270,16 +332,25 @@ export class ActionsService implements ActionQueue {
     if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
       throw new BadRequestException([`${field}payload must be a JSON object`]);
     }
-    // The HTTP edge checked this already; in-process callers get the same rules
-    // (among them: no real NUL character in a string or key; an escaped
-    // backslash followed by "u0000" is plain data).
-    const problem = jsonBodyProblem(payload);
-    if (problem) throw new BadRequestException([`${field}payload: ${problem.replace(/^body /, '')}`]);
-    const payloadText = JSON.stringify(payload);
-    const size = Buffer.byteLength(payloadText);
+    // The size first (one native pass), then the structural rules, so an
+    // oversize payload is refused before any walk of it. JSON.stringify
+    // overflows on a value nested thousands deep: the walk then says so.
+    let payloadText = measuredPayloadText(payload);
+    try {
+      payloadText ??= JSON.stringify(payload);
+    } catch (error) {
+      if (!(error instanceof RangeError)) throw error;
+    }
+    const size = payloadText === undefined ? 0 : Buffer.byteLength(payloadText);
     if (size > this.settings.MAX_PAYLOAD_BYTES) {
       throw new BadRequestException([`${field}payload is ${size} bytes; the limit is ${this.settings.MAX_PAYLOAD_BYTES} (MAX_PAYLOAD_BYTES)`]);
     }
+    // The HTTP edge checked a request's payloads already (walked once); in-process
+    // callers get the same rules (among them: no real NUL character in a string
+    // or key; an escaped backslash followed by "u0000" is plain data).
+    const problem = checkedByJsonBodyGuard(payload) ? null : jsonBodyProblem(payload);
+    if (problem) throw new BadRequestException([`${field}payload: ${problem.replace(/^body /, '')}`]);
+    if (payloadText === undefined) throw new BadRequestException([`${field}payload is nested too deeply to store`]);
     let runAt: string | null = null;
     if (input.runAt !== undefined && input.runAt !== null) {
       const runAtIssue = runAtProblem(input.runAt);

@@ -8,6 +8,15 @@ describe('settings', () => {
     expect(() => loadSettings({ API_KEY: 'short-secret' })).not.toThrow(/short-secret/);
   });
 
+  it('refuses an empty API_KEY, naming it, instead of running without a key', () => {
+    for (const empty of ['', '   ']) {
+      expect(() => loadSettings({ API_KEY: empty })).toThrow(
+        /^Invalid setting API_KEY: it is set but empty; set a key of at least 16 characters, or remove API_KEY/,
+      );
+    }
+    expect(loadSettings({}).API_KEY).toBeUndefined();
+  });
+
   it('reports every invalid setting at once, one line each', () => {
     expect(() => loadSettings({ PORT: 'x', WORKER_ENABLED: 'maybe' })).toThrow(
       'Invalid setting PORT="x": PORT must be an integer from 0 to 65535\nInvalid setting WORKER_ENABLED="maybe": WORKER_ENABLED must be true or false',
@@ -27,7 +36,7 @@ describe('settings', () => {
   });
 
   it('fills defaults and parses booleans and integers', () => {
-    const s = loadSettings({ WORKER_ENABLED: 'off', WORKER_CONCURRENCY: ' 8 ', API_KEY: '' });
+    const s = loadSettings({ WORKER_ENABLED: 'off', WORKER_CONCURRENCY: ' 8 ', CORS_ORIGINS: '' });
     expect(s.WORKER_ENABLED).toBe(false);
     expect(s.WORKER_CONCURRENCY).toBe(8);
     expect(s.API_KEY).toBeUndefined();

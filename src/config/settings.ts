@@ -1,5 +1,19 @@
 import { plainToInstance, Transform } from 'class-transformer';
-import { getMetadataStorage, IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, validateSync } from 'class-validator';
+import {
+  getMetadataStorage,
+  IsBoolean,
+  ValidationError,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  validateSync,
+} from 'class-validator';
 
 import { DEFAULT_QUEUE_SCHEMA, QUEUE_SCHEMA_PATTERN } from '../database/queue-schema';
 
@@ -201,11 +215,55 @@ export class Settings {
   })
   CORS_ORIGINS?: string;
 
-  /** When set, every route but /health requires `Authorization: Bearer <key>` or `x-api-key`. */
+  /**
+   * When set, every route but /health requires `Authorization: Bearer <key>` or `x-api-key`.
+   * Set but empty is a start-up error, never "off" (loadSettings).
+   */
   @IsOptional()
   @IsString()
   @MinLength(16, { message: 'API_KEY must be at least 16 characters' })
   API_KEY?: string;
+
+  /**
+   * Host names (the `Host` header without its port) this service answers, comma
+   * separated, or `*` for any. Unset: without API_KEY, the loopback names
+   * (localhost, *.localhost, 127.0.0.1, ::1), HOST and the address the request
+   * arrived on; with API_KEY, any (the key protects). Refuses DNS rebinding (403).
+   */
+  @IsOptional()
+  @IsString()
+  @Matches(/^(\*|[A-Za-z0-9.:[\]_-]+(\s*,\s*[A-Za-z0-9.:[\]_-]+)*)$/, {
+    message: 'ALLOWED_HOSTS must be * or a comma-separated list of host names or IP addresses (no ports)',
+  })
+  ALLOWED_HOSTS?: string;
+
+  /**
+   * Whether the network in front of HOST is trusted: only then may the
+   * service listen on a non-loopback address without API_KEY.
+   */
+  @Transform(toBoolean)
+  @IsBoolean()
+  TRUSTED_NETWORK = false;
+
+  /**
+   * Longest time (ms) a client may take to send a request's headers and body;
+   * a slower one gets 408 and its connection is closed (slow-body clients hold sockets).
+   */
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1_000)
+  @Max(3_600_000)
+  REQUEST_TIMEOUT_MS = 30_000;
+
+  /**
+   * Largest response (bytes of payloads, results and errors) that one read
+   * builds: a list page stops before it, and one action over it is 413.
+   */
+  @Transform(toInteger)
+  @IsInt()
+  @Min(65_536)
+  @Max(256 * 1024 * 1024)
+  MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 
   /** Whether the demo handlers instance.create/update/delete are registered. */
   @Transform(toBoolean)
@@ -311,9 +369,16 @@ export function loadSettings(env: Record<string, unknown> = process.env): Settin
     if (known.has(key) && value !== undefined && value !== '') picked[key] = value;
   }
   const settings = plainToInstance(Settings, picked, { exposeDefaultValues: true });
-  const errors = validateSync(settings, { whitelist: false });
+  let errors = validateSync(settings, { whitelist: false });
+  // Empty means unset for every other setting; for the key it would silently mean "no authentication".
+  if (typeof env.API_KEY === 'string' && env.API_KEY.trim() === '') {
+    errors = [...errors.filter((e) => e.property !== 'API_KEY'), Object.assign(new ValidationError(), { property: 'API_KEY', value: env.API_KEY })];
+  }
   const lines = errors.map((e) => {
     const shown = SECRET_SETTINGS.has(e.property) ? '' : `=${JSON.stringify(e.value)}`;
+    if (e.property === 'API_KEY' && e.constraints === undefined) {
+      return 'Invalid setting API_KEY: it is set but empty; set a key of at least 16 characters, or remove API_KEY to run without one';
+    }
     return `Invalid setting ${e.property}${shown}: ${describeAllowedValues(e.property)}`;
   });
   // Settings that are valid alone but not together (checked once each is valid).

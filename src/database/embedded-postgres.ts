@@ -93,7 +93,8 @@ interface RunAs {
  *   it listens on 127.0.0.1 only, no Unix socket.
  *
  * @param settings EMBEDDED_PG_DIR, EMBEDDED_PG_PORT and LOG_LEVEL are used.
- * @param logger receives where the data is and the psql command to connect.
+ * @param logger receives where the data is and a psql command to connect
+ *   (which reads the password from the data folder; the password is never logged).
  * @returns the database URL and a stop function.
  * @throws Error when the platform has no binaries, initdb or start fails (with
  *   the tail of the server log), the OS user cannot reach the data folder, the
@@ -170,7 +171,8 @@ export async function startEmbeddedPostgres(settings: Settings, logger: LoggerSe
   const relay = debug ? relayLog(logFile, logger, fileSize(logFile)) : null;
 
   logger.log(`Embedded PostgreSQL ${started ? 'running' : 'joined'} on 127.0.0.1:${port}, data in ${dataDir} (log: ${logFile})`);
-  logger.log(`Connect with: psql "${pgUrl(EMBEDDED_DATABASE)}"`);
+  // Never the password itself: logs are shipped and kept. The command reads it from the (private) data folder.
+  logger.log(`Connect with: ${psqlCommand(dataDir, port)}`);
 
   let stopped = false;
   return {
@@ -198,6 +200,16 @@ export async function startEmbeddedPostgres(settings: Settings, logger: LoggerSe
       }
     },
   };
+}
+
+/**
+ * A shell command that connects psql to the embedded database, reading the
+ * password from `<dataDir>/aq-credentials.json` when it runs (so the
+ * password itself is never logged).
+ */
+export function psqlCommand(dataDir: string, port: number): string {
+  const file = JSON.stringify(join(dataDir, CREDENTIALS_FILE));
+  return `PGPASSWORD="$(node -p 'require(${file}).password')" psql "postgresql://${SUPERUSER}@127.0.0.1:${port}/${EMBEDDED_DATABASE}"`;
 }
 
 function pgUrlFor(password: string, port: number, db: string): string {

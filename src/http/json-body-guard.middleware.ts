@@ -101,9 +101,11 @@ export interface JsonBodyRejection {
  *   depth, payload included (else 400);
  * - when the raw body was kept (`req.rawBody`, Nest's `rawBody: true`), its bytes must be
  *   valid in their charset (else 400; the service starter's parser checks this itself).
+ * With `maxPayloadBytes`, a payload (`payload`, or `actions.N.payload`) whose
+ * compact JSON is longer is refused first (400, MAX_PAYLOAD_BYTES), before any walk.
  * A request is checked once, however many times this is called for it.
  */
-export function jsonBodyRejection(req: Request): JsonBodyRejection | null {
+export function jsonBodyRejection(req: Request, maxPayloadBytes?: number): JsonBodyRejection | null {
   const marked = req as Request & { [GUARDED]?: true };
   if (marked[GUARDED]) return null;
   marked[GUARDED] = true;
@@ -116,19 +118,84 @@ export function jsonBodyRejection(req: Request): JsonBodyRejection | null {
   const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(req.headers['content-type'] ?? '')?.[1]?.toLowerCase();
   const encoding = Buffer.isBuffer(raw) ? bodyEncodingProblem(raw, charset) : null;
   if (encoding) return { status: 400, message: encoding };
+  // Sizes before structure: an oversize payload is refused after one native
+  // JSON.stringify, never walked key by key.
+  const oversize = maxPayloadBytes === undefined ? null : oversizePayload(req.body, maxPayloadBytes);
+  if (oversize) return { status: 400, message: oversize };
   const problem = jsonBodyProblem(req.body);
-  return problem ? { status: 400, message: problem } : null;
+  if (problem) return { status: 400, message: problem };
+  markCheckedPayloads(req.body);
+  return null;
+}
+
+/** The payloads of a body, with the field prefix of each: `{ payload }` or `{ actions: [{ payload }] }`. */
+function payloadsOf(body: unknown): { prefix: string; payload: object }[] {
+  const out: { prefix: string; payload: object }[] = [];
+  const add = (item: unknown, prefix: string) => {
+    const payload = item !== null && typeof item === 'object' ? (item as { payload?: unknown }).payload : undefined;
+    if (payload !== null && typeof payload === 'object') out.push({ prefix, payload });
+  };
+  add(body, '');
+  const actions = body !== null && typeof body === 'object' ? (body as { actions?: unknown }).actions : undefined;
+  if (Array.isArray(actions)) actions.forEach((item, i) => add(item, `actions.${i}.`));
+  return out;
+}
+
+/** The compact JSON text of payloads this guard measured, for the service to store without writing it again. */
+const PAYLOAD_TEXTS = new WeakMap<object, string>();
+
+/**
+ * The 400 message for the first payload of `body` whose compact JSON is over
+ * `maxPayloadBytes` (MAX_PAYLOAD_BYTES), or null. One JSON.stringify each; a
+ * payload too deep for it is left to the structural walk, which says so.
+ */
+function oversizePayload(body: unknown, maxPayloadBytes: number): string | null {
+  for (const { prefix, payload } of payloadsOf(body)) {
+    let text: string;
+    try {
+      text = JSON.stringify(payload);
+    } catch {
+      continue;
+    }
+    const size = Buffer.byteLength(text);
+    if (size > maxPayloadBytes) return `${prefix}payload is ${size} bytes; the limit is ${maxPayloadBytes} (MAX_PAYLOAD_BYTES)`;
+    PAYLOAD_TEXTS.set(payload, text);
+  }
+  return null;
+}
+
+/** The compact JSON text of `payload` when the guard measured this very object (see {@link oversizePayload}), else undefined. */
+export function measuredPayloadText(payload: object): string | undefined {
+  return PAYLOAD_TEXTS.get(payload);
+}
+
+/** Payload objects of request bodies that passed {@link jsonBodyProblem}: the service need not walk them again. */
+const CHECKED_PAYLOADS = new WeakSet<object>();
+
+/** Records the payloads of a checked body. */
+function markCheckedPayloads(body: unknown): void {
+  for (const { payload } of payloadsOf(body)) CHECKED_PAYLOADS.add(payload);
+}
+
+/**
+ * Whether `payload` is the very object of a request body this guard checked
+ * (so it passed every rule of {@link jsonBodyProblem}): the service then walks
+ * it no second time. An object the caller built in process was never checked.
+ */
+export function checkedByJsonBodyGuard(payload: object): boolean {
+  return CHECKED_PAYLOADS.has(payload);
 }
 
 /**
  * Express middleware applying {@link jsonBodyRejection} to every route (the
- * service starter installs it after the body parser); answers with Nest's
+ * service starter installs it after the body parser, with MAX_PAYLOAD_BYTES
+ * so an oversize payload is refused before it is walked); answers with Nest's
  * error body, the message naming the field. The queue's own routes also
  * carry the check (JsonBodyInterceptor), for apps embedding the module.
  */
-export function jsonBodyGuard() {
+export function jsonBodyGuard(maxPayloadBytes?: number) {
   return (req: Request, res: Response, next: NextFunction): void => {
-    const rejection = jsonBodyRejection(req);
+    const rejection = jsonBodyRejection(req, maxPayloadBytes);
     if (rejection?.status === 415) {
       res.status(415).json({ statusCode: 415, message: rejection.message, error: 'Unsupported Media Type' });
       return;

@@ -1,4 +1,5 @@
 import { ArgumentMetadata, BadRequestException, Injectable, ValidationPipe } from '@nestjs/common';
+import { detachOpaqueJson } from './opaque-json';
 
 interface ValidationErrorLike {
   property: string;
@@ -25,7 +26,9 @@ export function flattenValidationErrors(errors: ValidationErrorLike[], parent = 
  * refused, values are transformed to their DTO types, and every error names
  * its field path (400 with `message: string[]`). The service starter also
  * installs it globally, for every other route; a value that a global pipe
- * already turned into its DTO class is not validated twice.
+ * already turned into its DTO class is not validated twice. Values marked
+ * `@OpaqueJson()` (payloads) are never walked (see detachOpaqueJson), so
+ * the cost is linear in the DTO fields, whatever a payload holds.
  */
 @Injectable()
 export class QueueValidationPipe extends ValidationPipe {
@@ -42,7 +45,11 @@ export class QueueValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     const { metatype } = metadata;
     if (metatype && typeof metatype === 'function' && value instanceof metatype && !isPrimitiveType(metatype)) return value;
-    return super.transform(value, metadata);
+    // Opaque JSON (payloads) stays out of class-transformer, whose walk of a wide object is quadratic.
+    const detached = detachOpaqueJson(value, metatype);
+    const instance: unknown = await super.transform(detached.value, metadata);
+    detached.reattach(instance);
+    return instance;
   }
 }
 

@@ -4,9 +4,35 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import type { Options } from 'pino-http';
 import { Settings } from '../config/settings';
+import { CREDENTIAL_PARAM, REDACTED, redactHeaders, redactUrl } from './redaction';
 
-/** Request headers never written to the log. */
-export const REDACTED_PATHS = ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie'];
+/**
+ * Request headers never written to the log (a second line of defence: the
+ * request serializer below already replaces every credential header, see
+ * {@link redactHeaders}).
+ */
+export const REDACTED_PATHS = [
+  'req.headers.authorization',
+  'req.headers["proxy-authorization"]',
+  'req.headers["x-forwarded-authorization"]',
+  'req.headers["x-api-key"]',
+  'req.headers.cookie',
+  'res.headers["set-cookie"]',
+];
+
+/** A serialized request or response as pino-http logs it. */
+type Serialized = { url?: string; headers?: Record<string, unknown>; query?: unknown; [key: string]: unknown };
+
+/** The request as logged: credential headers and credential query parameters redacted ({@link redactHeaders}, {@link redactUrl}). */
+export function redactRequest(req: Serialized): Serialized {
+  const out: Serialized = { ...req };
+  if (typeof req.url === 'string') out.url = redactUrl(req.url);
+  if (req.headers) out.headers = redactHeaders(req.headers);
+  if (req.query && typeof req.query === 'object') {
+    out.query = Object.fromEntries(Object.entries(req.query).map(([name, value]) => [name, CREDENTIAL_PARAM.test(name) ? REDACTED : value]));
+  }
+  return out;
+}
 
 /** Whether pino-pretty is installed (it is a dev dependency; production images lack it). */
 function prettyAvailable(): boolean {
@@ -29,7 +55,11 @@ function prettyAvailable(): boolean {
 export function buildPinoHttpOptions(settings: Settings, isTty = Boolean(process.stdout.isTTY)): Options {
   return {
     level: settings.LOG_LEVEL,
-    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    redact: { paths: REDACTED_PATHS, censor: REDACTED },
+    serializers: {
+      req: (req: Serialized) => redactRequest(req),
+      res: (res: Serialized) => (res.headers ? { ...res, headers: redactHeaders(res.headers) } : res),
+    },
     genReqId: (req: IncomingMessage, res: ServerResponse) => {
       const given = req.headers['x-request-id'];
       const id = typeof given === 'string' && /^[\w.:-]{1,100}$/.test(given) ? given : randomUUID();

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { DynamicModule, INestApplication, Logger } from '@nestjs/common';
 import { loadSettings, Settings } from '../config/settings';
 import { EmbeddedPostgresHandle, startEmbeddedPostgres } from '../database/embedded-postgres';
+import { networkExposureProblem, noApiKeyWarning } from '../security/network-exposure';
 import { StartupLogger } from '../logging/startup-logger';
 import { createServiceApp } from './service-app.factory';
 
@@ -48,7 +49,9 @@ export interface ActionQueueServiceHandle {
  * code path as this repository's own `npm start`. In order:
  *
  * - reads and validates every setting from the environment (README,
- *   "Settings"; an invalid one prints one line naming it);
+ *   "Settings"; an invalid one prints one line naming it); refuses to listen
+ *   on a non-loopback HOST without API_KEY unless TRUSTED_NETWORK=true, and
+ *   warns at every start-up without a key;
  * - uses `DATABASE_URL`, or starts an embedded PostgreSQL under
  *   `EMBEDDED_PG_DIR` when it is unset;
  * - applies the migrations, discovers the handlers of `imports`, starts the
@@ -87,6 +90,12 @@ export async function bootstrapActionQueueService(options: ActionQueueServiceOpt
   } catch (error) {
     // One clear line per bad setting, no stack trace.
     console.error((error as Error).message);
+    process.exitCode = 1;
+    return undefined;
+  }
+  const exposure = networkExposureProblem(settings);
+  if (exposure) {
+    console.error(exposure);
     process.exitCode = 1;
     return undefined;
   }
@@ -143,5 +152,6 @@ export async function bootstrapActionQueueService(options: ActionQueueServiceOpt
   const { port } = app.getHttpServer().address() as { port: number };
   const url = `http://${settings.HOST.includes(':') ? `[${settings.HOST}]` : settings.HOST}:${port}`;
   logger.log(`Listening on ${url} (worker ${settings.WORKER_ENABLED ? 'on' : 'off'})`);
+  if (!settings.API_KEY) logger.warn(noApiKeyWarning(settings));
   return { app, url, settings, databaseUrl, stop };
 }

@@ -674,6 +674,20 @@ AS $function$
 $function$
 ;
 
+CREATE OR REPLACE FUNCTION public.aq_refuse_oversize_payload()
+ RETURNS trigger
+ LANGUAGE plpgsql
+ SET search_path TO 'public'
+AS $function$
+DECLARE
+  v_limit text := coalesce(nullif(current_setting('aq.max_payload_bytes', true), ''), '131072');
+BEGIN
+  RAISE EXCEPTION 'payload is % bytes as JSON text, over the limit of % bytes (aq.max_payload_bytes)', octet_length(NEW.payload::text), v_limit
+    USING ERRCODE = 'program_limit_exceeded',
+          HINT = 'Send a smaller payload, or raise the limit on purpose: ALTER DATABASE ... SET aq.max_payload_bytes = ''<bytes>'' (0: no limit).';
+END $function$
+;
+
 CREATE OR REPLACE FUNCTION public.aq_release_worker(p_worker text, p_culprit bigint, p_reason text, p_delay_ms integer)
  RETURNS TABLE(action_id bigint, attempt integer, worker_id text, status text, charged integer)
  LANGUAGE plpgsql
@@ -772,3 +786,7 @@ CREATE TRIGGER actions_before_insert BEFORE INSERT ON public.actions FOR EACH RO
 CREATE TRIGGER actions_before_truncate BEFORE TRUNCATE ON public.actions FOR EACH STATEMENT EXECUTE FUNCTION aq_actions_before_truncate();
 
 CREATE TRIGGER actions_before_update BEFORE UPDATE ON public.actions FOR EACH ROW WHEN (((old.id <> new.id) OR (old.lock_id IS DISTINCT FROM new.lock_id) OR (old.holds_group IS DISTINCT FROM new.holds_group) OR (old.holds_group IS DISTINCT FROM ((new.status = ANY (ARRAY['pending'::text, 'running'::text])) OR ((new.status = 'failed'::text) AND (new.on_failure = 'block'::text)))) OR ((old.status = 'running'::text) AND ((new.status <> 'running'::text) OR (new.lease_owner IS DISTINCT FROM old.lease_owner) OR (new.lease_expires_at < old.lease_expires_at))))) EXECUTE FUNCTION aq_actions_before_update();
+
+CREATE TRIGGER actions_payload_limit_insert BEFORE INSERT ON public.actions FOR EACH ROW WHEN (((COALESCE(NULLIF(current_setting('aq.max_payload_bytes'::text, true), ''::text), '131072'::text) <> '0'::text) AND (octet_length((new.payload)::text) > (COALESCE(NULLIF(current_setting('aq.max_payload_bytes'::text, true), ''::text), '131072'::text))::bigint))) EXECUTE FUNCTION aq_refuse_oversize_payload();
+
+CREATE TRIGGER actions_payload_limit_update BEFORE UPDATE OF payload ON public.actions FOR EACH ROW WHEN (((new.payload IS DISTINCT FROM old.payload) AND (COALESCE(NULLIF(current_setting('aq.max_payload_bytes'::text, true), ''::text), '131072'::text) <> '0'::text) AND (octet_length((new.payload)::text) > (COALESCE(NULLIF(current_setting('aq.max_payload_bytes'::text, true), ''::text), '131072'::text))::bigint))) EXECUTE FUNCTION aq_refuse_oversize_payload();

@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, ValidateNested } from 'class-validator';
+import { HoldsOpaqueJson } from '../../http/opaque-json';
 import { CreateActionDto } from './create-action.dto';
 
 /** Most items in one batch. */
@@ -14,5 +15,6 @@ export class CreateActionsBatchDto {
   @ArrayMaxSize(MAX_BATCH_ITEMS)
   @ValidateNested({ each: true })
   @Type(() => CreateActionDto)
+  @HoldsOpaqueJson(() => CreateActionDto)
   actions: CreateActionDto[];
 }

@@ -89,3 +89,29 @@ export const SELECT_GROUP_SQL = `
 SELECT g.head_id::text AS head_id,
        (SELECT count(*)::int FROM actions a WHERE a.lock_id = g.lock_id AND a.holds_group AND a.status = 'pending') AS pending_count
 FROM action_groups g WHERE g.lock_id = $1::bigint`;
+
+/**
+ * Bytes an action's resource takes to send: its payload and result as JSON
+ * text and its last error. Measured by PostgreSQL, so a row too large to
+ * send is never fetched into the service to find out.
+ */
+const RESOURCE_BYTES = `octet_length(payload::text) + coalesce(octet_length(result::text), 0) + coalesce(octet_length(last_error), 0)`;
+
+/**
+ * One action, unless its resource is over `$2::bigint` bytes (MAX_RESPONSE_BYTES):
+ * then no row (see ACTION_RESOURCE_BYTES_SQL for why). `$1::bigint` id.
+ */
+export const SELECT_BOUNDED_ACTION_SQL = `SELECT ${ACTION_COLUMNS} FROM actions WHERE id = $1::bigint AND ${RESOURCE_BYTES} <= $2::bigint`;
+
+/** The resource bytes of one action (no row: it does not exist). `$1::bigint` id. */
+export const ACTION_RESOURCE_BYTES_SQL = `SELECT ${RESOURCE_BYTES} AS bytes FROM actions WHERE id = $1::bigint`;
+
+/**
+ * The ids and resource bytes of a page (`sql`: LIST_ACTIONS_SQL or
+ * LIST_GROUP_ACTIONS_SQL, same parameters), in id order: the service picks
+ * the rows that fit MAX_RESPONSE_BYTES before fetching any payload.
+ */
+export const pageSizesSql = (sql: string): string => `SELECT page.id, ${RESOURCE_BYTES} AS bytes FROM (${sql}) AS page ORDER BY page.id::bigint`;
+
+/** Actions by id, in id order. `$1::bigint[]` ids. */
+export const SELECT_ACTIONS_BY_IDS_SQL = `SELECT ${ACTION_COLUMNS} FROM actions WHERE id = ANY($1::bigint[]) ORDER BY actions.id`;

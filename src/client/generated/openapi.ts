@@ -827,6 +827,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
+      /** @description At most `limit` items, fewer when their payloads and results reach MAX_RESPONSE_BYTES (then `nextCursor` is set) */
       200: {
         headers: {
           [name: string]: unknown;
@@ -857,6 +858,15 @@ export interface operations {
            *       "error": "Unauthorized"
            *     }
            */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description The first action of the page alone is over MAX_RESPONSE_BYTES; `message` names it */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
           'application/json': components['schemas']['ErrorResponseDto'];
         };
       };
@@ -1041,6 +1051,15 @@ export interface operations {
         };
       };
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Its payload, result and error are over MAX_RESPONSE_BYTES */
+      413: {
         headers: {
           [name: string]: unknown;
         };
