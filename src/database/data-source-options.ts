@@ -3,10 +3,11 @@ import { Action } from '../actions/action.entity';
 import { ActionActivity, ActionActivityRollup } from '../actions/action-activity.entity';
 import { ActionAttempt } from '../actions/action-attempt.entity';
 import { ActionGroup } from '../actions/action-group.entity';
+import { ActionGroupKey } from '../actions/action-group-key.entity';
 import { MIGRATIONS } from './migrations';
 
 /** Every entity of the service. */
-export const ENTITIES = [Action, ActionAttempt, ActionGroup, ActionActivity, ActionActivityRollup];
+export const ENTITIES = [Action, ActionAttempt, ActionGroup, ActionGroupKey, ActionActivity, ActionActivityRollup];
 
 export { MIGRATIONS };
 

@@ -37,7 +37,8 @@ CREATE SEQUENCE action_group_keys_lock_id_seq AS bigint
 -- (COLLATE "C": case-sensitive, no Unicode normalisation).
 CREATE TABLE action_group_keys (
   group_key text COLLATE "C" NOT NULL,
-  lock_id   bigint NOT NULL DEFAULT nextval('action_group_keys_lock_id_seq'),
+  -- Drawn by aq_intern_group_key (no column default, as actions.id).
+  lock_id   bigint NOT NULL,
   CONSTRAINT action_group_keys_pkey PRIMARY KEY (group_key),
   CONSTRAINT action_group_keys_lock_id_uq UNIQUE (lock_id),
   -- 255 bytes of UTF-8 (README, "String group keys"); PostgreSQL text holds no NUL.
@@ -68,7 +69,7 @@ BEGIN
     IF FOUND THEN
       RETURN v_lock_id;
     END IF;
-    INSERT INTO action_group_keys (group_key) VALUES (p_key)
+    INSERT INTO action_group_keys (group_key, lock_id) VALUES (p_key, nextval('action_group_keys_lock_id_seq'))
       ON CONFLICT (group_key) DO NOTHING
       RETURNING lock_id INTO v_lock_id;
     IF v_lock_id IS NOT NULL THEN
