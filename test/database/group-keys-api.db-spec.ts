@@ -13,7 +13,10 @@ const RESERVED_MAX = (-(2n ** 63n) + 2n ** 48n - 1n).toString();
 describe('string group keys through the REST API', () => {
   const t = withTestApp('group_keys_api', { env: { WORKER_CONCURRENCY: '8', RETRY_BACKOFF_BASE_MS: '10', RETRY_BACKOFF_CAP_MS: '20' } });
 
-  const enqueue = (body: Record<string, unknown>) => request(t.url).post('/actions').send({ type: 'instance.update', ...body });
+  const enqueue = (body: Record<string, unknown>) =>
+    request(t.url)
+      .post('/actions')
+      .send({ type: 'instance.update', ...body });
   const waitDone = (ids: string[]) =>
     waitFor(async () => {
       const { rows } = await t.pg.query<{ n: number }>(`SELECT count(*)::int AS n FROM actions WHERE id = ANY($1::bigint[]) AND status IN ('done', 'failed')`, [
@@ -86,7 +89,9 @@ describe('string group keys through the REST API', () => {
     const b = await enqueue({ groupKey: key, payload: { durationMs: 0 } }).expect(201);
     expect(a.body.lockId).toBe(b.body.lockId);
 
-    const byKey = await request(t.url).get(`/groups/by-key/${encodeURIComponent(key)}`).expect(200);
+    const byKey = await request(t.url)
+      .get(`/groups/by-key/${encodeURIComponent(key)}`)
+      .expect(200);
     expect(byKey.body).toMatchObject({ lockId: a.body.lockId, groupKey: key });
     const byLockId = await request(t.url).get(`/groups/${a.body.lockId}`).expect(200);
     expect(byLockId.body.groupKey).toBe(key);
@@ -138,7 +143,12 @@ describe('string group keys through the REST API', () => {
     }
     const batch = await request(t.url)
       .post('/actions/batch')
-      .send({ actions: [{ type: 'instance.update', groupKey: 'ok' }, { type: 'instance.update', groupKey: '' }] })
+      .send({
+        actions: [
+          { type: 'instance.update', groupKey: 'ok' },
+          { type: 'instance.update', groupKey: '' },
+        ],
+      })
       .expect(400);
     expect(batch.body.message.join(' ')).toContain('actions.1.groupKey must not be empty');
     // 255 bytes fit; one above the reserved range is an ordinary integer group.
