@@ -14,7 +14,7 @@ import { runAtProblem } from './dto/run-at.validator';
 import { ActionQueue } from './action-queue.contract';
 import { EnqueueInput, EnqueueResult, EnqueueTransaction, ListActionsFilter } from './enqueue-input.interface';
 import { ActionRow } from './sql/action-columns.sql';
-import { INSERT_ACTIONS_SQL, SELECT_BY_IDEMPOTENCY_KEYS_SQL } from './sql/enqueue-actions.sql';
+import { INSERT_ACTIONS_SQL, INTERN_GROUP_KEYS_SQL, SELECT_BY_IDEMPOTENCY_KEYS_SQL } from './sql/enqueue-actions.sql';
 import {
   CANCEL_ACTION_SQL,
   LIST_ACTIONS_SQL,
@@ -54,20 +54,6 @@ function compareLockIds(a: string | null, b: string | null): number {
   const x = BigInt(a),
     y = BigInt(b);
   return x < y ? -1 : x > y ? 1 : 0;
-}
-
-/**
- * Orders the groups of a batch: integer lock ids numerically, then string
- * group keys (in UTF-16 code unit order: any fixed order will do, as long as
- * every enqueue uses the same one), no group last.
- */
-function compareGroups(a: { lockId: string | null; groupKey: string | null }, b: { lockId: string | null; groupKey: string | null }): number {
-  if (a.groupKey !== null || b.groupKey !== null) {
-    if (a.groupKey === null) return a.lockId === null ? 1 : -1;
-    if (b.groupKey === null) return b.lockId === null ? -1 : 1;
-    return a.groupKey < b.groupKey ? -1 : a.groupKey > b.groupKey ? 1 : 0;
-  }
-  return compareLockIds(a.lockId, b.lockId);
 }
 
 /** Whether `error` is a unique violation of the named constraint or index. */
@@ -135,15 +121,25 @@ export class ActionsService implements ActionQueue {
       if (seen.has(k)) throw new BadRequestException([`actions: idempotencyKey "${k}" appears twice in one batch`]);
       seen.add(k);
     });
-    // Rows go in lock_id order, then string keys in key order (stable, so each
-    // group keeps its input order): the insert trigger then interns keys and
-    // locks the batch's groups in one fixed order, the order every other API
-    // enqueue uses, so concurrent batches cannot deadlock.
-    const order = items.map((_, i) => i).sort((a, b) => compareGroups(items[a], items[b]) || a - b);
-    const sorted = order.map((i) => items[i]);
+    const groupKeys = [...new Set(items.map((it) => it.groupKey).filter((k): k is string => k !== null))].sort();
     const run = async (m: EntityManager) => {
+      // String keys are interned first (in key order, the same for every API
+      // enqueue, so two batches' new keys cannot deadlock), so that every row
+      // knows its lock id before any group is locked.
+      const interned = new Map<string, string>();
+      if (groupKeys.length > 0) {
+        const rows: { group_key: string; lock_id: string }[] = await m.query(INTERN_GROUP_KEYS_SQL, [groupKeys]);
+        rows.forEach((r) => interned.set(r.group_key, r.lock_id));
+      }
+      const lockIdOf = (it: (typeof items)[number]) => (it.groupKey !== null ? (interned.get(it.groupKey) as string) : it.lockId);
+      // Rows go in lock_id order (stable, so each group keeps its input order):
+      // the insert trigger then locks the batch's groups in lock_id order, the
+      // order every other writer uses, so concurrent batches cannot deadlock.
+      const order = items.map((_, i) => i).sort((a, b) => compareLockIds(lockIdOf(items[a]), lockIdOf(items[b])) || a - b);
+      const sorted = order.map((i) => items[i]);
       const inserted: ActionRow[] = await m.query(INSERT_ACTIONS_SQL, [
-        sorted.map((it) => it.lockId),
+        // A string-keyed row names both its key and its lock id; the trigger checks they agree.
+        sorted.map(lockIdOf),
         sorted.map((it) => it.type),
         sorted.map((it) => it.payloadText),
         sorted.map((it) => it.runAt),

@@ -235,14 +235,35 @@ BEGIN
 END $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.aq_actions_before_insert()
+CREATE OR REPLACE FUNCTION public.aq_actions_before_group_key()
  RETURNS trigger
  LANGUAGE plpgsql
  SET search_path TO '$user', 'public'
 AS $function$
 DECLARE
-  v_head bigint;
   v_key_lock_id bigint;
+BEGIN
+  IF NEW.group_key IS NULL THEN
+    RAISE EXCEPTION 'actions: lock_id % is reserved for string group keys (lock ids up to -9223090561878065153); use group_key, or another lock_id', NEW.lock_id
+      USING ERRCODE = '23514';
+  END IF;
+  v_key_lock_id := aq_intern_group_key(NEW.group_key);
+  -- Both may be given only when they agree (a copy of an existing row; the API names both).
+  IF NEW.lock_id IS NOT NULL AND NEW.lock_id <> v_key_lock_id THEN
+    RAISE EXCEPTION 'actions: give group_key or lock_id, not both (group_key % is lock_id %, not %)',
+      NEW.group_key, v_key_lock_id, NEW.lock_id USING ERRCODE = '23514';
+  END IF;
+  NEW.lock_id := v_key_lock_id;
+  RETURN NEW;
+END $function$
+;
+
+CREATE OR REPLACE FUNCTION public.aq_actions_before_insert()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  v_head bigint;
 BEGIN
   IF NEW.status <> 'pending' THEN
     RAISE EXCEPTION 'actions: a new action must be pending, not %', NEW.status USING ERRCODE = '23514';
@@ -258,18 +279,6 @@ BEGIN
   NEW.cancel_requested_at := NULL;
   NEW.quarantined := false;
   NEW.uncharged_losses := 0;
-  IF NEW.group_key IS NOT NULL THEN
-    v_key_lock_id := aq_intern_group_key(NEW.group_key);
-    -- Both may be given only when they agree (a copy of an existing row).
-    IF NEW.lock_id IS NOT NULL AND NEW.lock_id <> v_key_lock_id THEN
-      RAISE EXCEPTION 'actions: give group_key or lock_id, not both (group_key % is lock_id %, not %)',
-        NEW.group_key, v_key_lock_id, NEW.lock_id USING ERRCODE = '23514';
-    END IF;
-    NEW.lock_id := v_key_lock_id;
-  ELSIF NEW.lock_id <= -9223090561878065153 THEN
-    RAISE EXCEPTION 'actions: lock_id % is reserved for string group keys (lock ids up to -9223090561878065153); use group_key, or another lock_id', NEW.lock_id
-      USING ERRCODE = '23514';
-  END IF;
   IF NEW.lock_id IS NULL THEN
     NEW.id := nextval('actions_id_seq');
     NEW.is_head := true;
@@ -808,6 +817,8 @@ CREATE TRIGGER actions_after_update_release AFTER UPDATE ON public.actions REFER
 CREATE TRIGGER actions_after_update_wake AFTER UPDATE OF status, run_at, is_head, quarantined ON public.actions FOR EACH ROW WHEN (((new.status = 'pending'::text) AND new.is_head AND ((old.status <> 'pending'::text) OR (NOT old.is_head) OR (old.run_at IS DISTINCT FROM new.run_at) OR (old.quarantined IS DISTINCT FROM new.quarantined)))) EXECUTE FUNCTION aq_actions_after_update_wake();
 
 CREATE TRIGGER actions_before_delete BEFORE DELETE ON public.actions FOR EACH ROW WHEN ((old.status = 'running'::text)) EXECUTE FUNCTION aq_actions_before_delete();
+
+CREATE TRIGGER actions_before_group_key BEFORE INSERT ON public.actions FOR EACH ROW WHEN (((new.group_key IS NOT NULL) OR (new.lock_id <= '-9223090561878065153'::bigint))) EXECUTE FUNCTION aq_actions_before_group_key();
 
 CREATE TRIGGER actions_before_insert BEFORE INSERT ON public.actions FOR EACH ROW EXECUTE FUNCTION aq_actions_before_insert();
 

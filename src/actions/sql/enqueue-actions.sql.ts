@@ -21,6 +21,16 @@ ORDER BY ord
 ON CONFLICT (idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
 RETURNING ${ACTION_COLUMNS}`;
 
+/**
+ * Interns string group keys (src/database/sql/017-group-keys.up.sql) in the
+ * order given, before the insert, so the caller can sort a batch by lock id.
+ * A new key's row stays locked until commit. `$1::text[]` keys, sorted.
+ * Returns `group_key`, `lock_id` (text).
+ */
+export const INTERN_GROUP_KEYS_SQL = `
+SELECT k AS group_key, aq_intern_group_key(k)::text AS lock_id
+FROM unnest($1::text[]) WITH ORDINALITY AS t(k, ord)`;
+
 /** Existing actions by idempotency key. Parameter: `$1::text[]` keys. */
 export const SELECT_BY_IDEMPOTENCY_KEYS_SQL = `
 SELECT ${ACTION_COLUMNS} FROM actions WHERE idempotency_key = ANY($1::text[])`;

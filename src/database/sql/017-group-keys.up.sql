@@ -19,9 +19,10 @@
 -- group_key is refused (SQLSTATE 23514), so no integer group can ever meet a
 -- string group. Integer lock ids outside it behave exactly as before.
 --
--- Cost on the hot path: an integer or ungrouped insert pays one comparison;
--- only a row with group_key does the interning (one primary-key probe on
--- action_group_keys when the key exists, an insert when it is new).
+-- Cost on the hot path: an integer or ungrouped insert pays the WHEN clause of
+-- actions_before_group_key (two comparisons, no PL/pgSQL); only a row with
+-- group_key does the interning (one primary-key probe on action_group_keys
+-- when the key exists, an insert when it is new).
 --
 -- Retention: interned keys are kept when retention removes an empty group's
 -- action_groups row (one small row per distinct key ever used). Deleting a key
@@ -78,57 +79,38 @@ BEGIN
   END LOOP;
 END $$;
 
--- 004-group-order's insert trigger, with the group key resolved first: the
--- rest (group lock, id under the lock, head probe) is unchanged, so a
--- string-keyed group keeps G3 and G4 exactly as an integer one.
-CREATE OR REPLACE FUNCTION aq_actions_before_insert() RETURNS trigger
+-- Resolves a row's group key before 004-group-order's insert trigger runs:
+-- fills lock_id with the key's interned lock id, or refuses an integer lock id
+-- from the reserved range. 004's trigger then locks the group, takes the id
+-- under the lock and sets the head exactly as for an integer group, so a
+-- string-keyed group keeps G3 and G4 unchanged.
+CREATE FUNCTION aq_actions_before_group_key() RETURNS trigger
   LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
 DECLARE
-  v_head bigint;
   v_key_lock_id bigint;
 BEGIN
-  IF NEW.status <> 'pending' THEN
-    RAISE EXCEPTION 'actions: a new action must be pending, not %', NEW.status USING ERRCODE = '23514';
-  END IF;
-  NEW.attempts := 0;
-  NEW.charged_attempts := 0;
-  NEW.holds_group := true;
-  NEW.lease_owner := NULL;
-  NEW.lease_expires_at := NULL;
-  NEW.attempt_started_at := NULL;
-  NEW.started_at := NULL;
-  NEW.finished_at := NULL;
-  NEW.cancel_requested_at := NULL;
-  NEW.quarantined := false;
-  NEW.uncharged_losses := 0;
-  IF NEW.group_key IS NOT NULL THEN
-    v_key_lock_id := aq_intern_group_key(NEW.group_key);
-    -- Both may be given only when they agree (a copy of an existing row).
-    IF NEW.lock_id IS NOT NULL AND NEW.lock_id <> v_key_lock_id THEN
-      RAISE EXCEPTION 'actions: give group_key or lock_id, not both (group_key % is lock_id %, not %)',
-        NEW.group_key, v_key_lock_id, NEW.lock_id USING ERRCODE = '23514';
-    END IF;
-    NEW.lock_id := v_key_lock_id;
-  ELSIF NEW.lock_id <= -9223090561878065153 THEN
+  IF NEW.group_key IS NULL THEN
     RAISE EXCEPTION 'actions: lock_id % is reserved for string group keys (lock ids up to -9223090561878065153); use group_key, or another lock_id', NEW.lock_id
       USING ERRCODE = '23514';
   END IF;
-  IF NEW.lock_id IS NULL THEN
-    NEW.id := nextval('actions_id_seq');
-    NEW.is_head := true;
-    RETURN NEW;
+  v_key_lock_id := aq_intern_group_key(NEW.group_key);
+  -- Both may be given only when they agree (a copy of an existing row; the API names both).
+  IF NEW.lock_id IS NOT NULL AND NEW.lock_id <> v_key_lock_id THEN
+    RAISE EXCEPTION 'actions: give group_key or lock_id, not both (group_key % is lock_id %, not %)',
+      NEW.group_key, v_key_lock_id, NEW.lock_id USING ERRCODE = '23514';
   END IF;
-  v_head := aq_lock_group(NEW.lock_id);
-  -- The id is taken only now, under the group lock (G4, DESIGN.md trap 4).
-  NEW.id := nextval('actions_id_seq');
-  -- The probe sees rows inserted earlier by this same statement, which head_id
-  -- does not show yet (an AFTER trigger sets it, so that a row skipped by
-  -- ON CONFLICT DO NOTHING never becomes a head).
-  NEW.is_head := v_head IS NULL AND NOT EXISTS (
-    SELECT 1 FROM actions WHERE lock_id = NEW.lock_id AND holds_group AND lock_id IS NOT NULL
-  );
+  NEW.lock_id := v_key_lock_id;
   RETURN NEW;
 END $$;
+
+-- A trigger of its own rather than a new version of aq_actions_before_insert,
+-- so that an integer or ungrouped insert does not run any of it: the WHEN
+-- clause is evaluated without entering PL/pgSQL. PostgreSQL fires triggers of
+-- one event in name order, so this one ("actions_before_group_key") runs
+-- before "actions_before_insert" (004), which needs lock_id set.
+CREATE TRIGGER actions_before_group_key BEFORE INSERT ON actions
+  FOR EACH ROW WHEN (NEW.group_key IS NOT NULL OR NEW.lock_id <= -9223090561878065153)
+  EXECUTE FUNCTION aq_actions_before_group_key();
 
 -- A key names its group for good, as lock_id does (004's update trigger
 -- refuses a lock_id change; this one its string twin).
