@@ -93,7 +93,11 @@ BEGIN
     RAISE EXCEPTION 'actions: lock_id % is reserved for string group keys (lock ids up to -9223090561878065153); use group_key, or another lock_id', NEW.lock_id
       USING ERRCODE = '23514';
   END IF;
-  v_key_lock_id := aq_intern_group_key(NEW.group_key);
+  -- The common case, a key seen before, without a second function call.
+  SELECT lock_id INTO v_key_lock_id FROM action_group_keys WHERE group_key = NEW.group_key;
+  IF NOT FOUND THEN
+    v_key_lock_id := aq_intern_group_key(NEW.group_key);
+  END IF;
   -- Both may be given only when they agree (a copy of an existing row; the API names both).
   IF NEW.lock_id IS NOT NULL AND NEW.lock_id <> v_key_lock_id THEN
     RAISE EXCEPTION 'actions: give group_key or lock_id, not both (group_key % is lock_id %, not %)',
