@@ -106,6 +106,29 @@ describe('string group keys through the REST API', () => {
     expect(both.body.message.join(' ')).toContain('groupKey and lockId');
   });
 
+  it('gives concurrent first enqueues of one new key, single and batched, one group', async () => {
+    const key = `burst:${Date.now()}`;
+    const responses = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        i % 3 === 0
+          ? request(t.url)
+              .post('/actions/batch')
+              .send({
+                actions: [
+                  { type: 'instance.update', groupKey: key, payload: { durationMs: 0 } },
+                  { type: 'instance.update', groupKey: `${key}:other` },
+                ],
+              })
+          : enqueue({ groupKey: key, payload: { durationMs: 0 } }),
+      ),
+    );
+    expect(responses.map((r) => r.status)).toEqual(responses.map(() => 201));
+    const lockIds = responses.map((r) => (r.body.actions ? r.body.actions[0] : r.body).lockId as string);
+    expect(new Set(lockIds).size).toBe(1);
+    const { rows } = await t.pg.query<{ n: number }>('SELECT count(*)::int AS n FROM action_group_keys WHERE group_key = $1', [key]);
+    expect(rows[0].n).toBe(1);
+  });
+
   it('answers a repeated idempotency key with the original, and 409 for another key', async () => {
     const first = await enqueue({ groupKey: 'idem', idempotencyKey: 'gk-idem-1', payload: { durationMs: 0 } }).expect(201);
     const again = await enqueue({ groupKey: 'idem', idempotencyKey: 'gk-idem-1', payload: { durationMs: 0 } }).expect(200);

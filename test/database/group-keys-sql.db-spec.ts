@@ -1,5 +1,6 @@
 import { Client } from 'pg';
 import { CLAIM_ACTIONS_SQL } from '../../src/queue/sql/claim-actions.sql';
+import { DELETE_EMPTY_GROUPS_SQL, LOCK_EMPTY_GROUPS_SQL } from '../../src/retention/sql/delete-empty-groups.sql';
 import { waitFor, withTestDatabase } from '../support';
 
 /** A type no handler runs: the tests play the worker's claim themselves. */
@@ -122,6 +123,24 @@ describe('string group keys by SQL', () => {
       code: '23514',
       message: expect.stringContaining('group_key of action'),
     });
+  });
+
+  it('keeps an interned key when retention removes its empty group row: the key names the same group again', async () => {
+    const key = 'retained:1';
+    const first = await insertKeyed(admin, key);
+    // Gone as retention would remove it (a pending action may be deleted by SQL), then the empty group row too.
+    await admin.query('DELETE FROM actions WHERE id = $1', [first.id]);
+    await admin.query('BEGIN');
+    const locked = await admin.query<{ lock_id: string }>(LOCK_EMPTY_GROUPS_SQL, [null, 1000]);
+    expect(locked.rows.map((r) => r.lock_id)).toContain(first.lock_id);
+    await admin.query(DELETE_EMPTY_GROUPS_SQL, [locked.rows.map((r) => r.lock_id)]);
+    await admin.query('COMMIT');
+    expect((await admin.query('SELECT 1 FROM action_groups WHERE lock_id = $1', [first.lock_id])).rows).toHaveLength(0);
+    expect((await admin.query('SELECT lock_id::text FROM action_group_keys WHERE group_key = $1', [key])).rows).toEqual([{ lock_id: first.lock_id }]);
+
+    const again = await insertKeyed(admin, key);
+    expect(again).toMatchObject({ lock_id: first.lock_id, is_head: true });
+    expect((await admin.query('SELECT head_id::text FROM action_groups WHERE lock_id = $1', [first.lock_id])).rows).toEqual([{ head_id: again.id }]);
   });
 
   // About 100 s on the shared 2-core test machine (the insert alone; see the issue note).
