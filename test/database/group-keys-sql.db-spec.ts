@@ -143,7 +143,7 @@ describe('string group keys by SQL', () => {
     expect((await admin.query('SELECT head_id::text FROM action_groups WHERE lock_id = $1', [first.lock_id])).rows).toEqual([{ head_id: again.id }]);
   });
 
-  // About 100 s on the shared 2-core test machine (the insert alone; see the issue note).
+  // 70–170 s on the shared 2-core test machine (the insert alone; bench/README.md, "String group keys").
   it('puts 1 000 000 random string keys in 1 000 000 distinct groups', async () => {
     const started = Date.now();
     await admin.query(`INSERT INTO actions (group_key, type) SELECT gen_random_uuid()::text, 'test.million' FROM generate_series(1, 1000000)`);
