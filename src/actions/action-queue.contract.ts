@@ -93,6 +93,14 @@ export abstract class ActionQueue {
    */
   abstract group(lockId: string): Promise<GroupResource>;
 
+  /**
+   * The state of the group a string key names, as {@link group} (its
+   * `lockId` is the one the database interned the key under).
+   * @param groupKey the string group key given at enqueue.
+   * @throws BadRequestException for a malformed key; NotFoundException when no action ever used it.
+   */
+  abstract groupByKey(groupKey: string): Promise<GroupResource>;
+
   /** Queue-wide counts by status, the oldest pending age (s) and the number of blocked groups. */
   abstract stats(): Promise<StatsResource>;
 }

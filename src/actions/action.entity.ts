@@ -40,6 +40,10 @@ export class Action {
   @Column({ name: 'lock_id', type: 'bigint', nullable: true })
   lockId: string | null;
 
+  /** The string group key, interned into lockId by the insert trigger (017-group-keys.up.sql); never changes. */
+  @Column({ name: 'group_key', type: 'text', collation: 'C', nullable: true })
+  groupKey: string | null;
+
   @Column({ type: 'text' })
   type: string;
 

@@ -10,8 +10,10 @@ import { ActionRow } from './sql/action-columns.sql';
 export interface ActionResource {
   /** The action id. */
   id: string;
-  /** The group, or null: belongs to no group. */
+  /** The group, or null: belongs to no group. For a string-keyed action, the lock id the database interned its key under. */
   lockId: string | null;
+  /** The string group key it was enqueued with, or null (an integer group, or none). */
+  groupKey: string | null;
   /** The action type (the handler that runs it). */
   type: string;
   /** The JSON object handed to the handler. */
@@ -76,6 +78,8 @@ export interface AttemptResource {
 export interface GroupResource {
   /** The group key, canonical decimal string. */
   lockId: string;
+  /** The string group key interned under this lock id, or null for an integer group. */
+  groupKey: string | null;
   /** The action that holds the group, or null when the group is empty. */
   head: ActionResource | null;
   /** Whether the head is running now. */
@@ -102,6 +106,7 @@ export function toActionResource(row: ActionRow): ActionResource {
   return {
     id: row.id,
     lockId: row.lock_id,
+    groupKey: row.group_key,
     type: row.type,
     payload: row.payload,
     status: row.status,

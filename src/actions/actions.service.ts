@@ -16,12 +16,13 @@ import { EnqueueMetrics } from '../metrics/enqueue-metrics';
 import { ActionResource, AttemptResource, GroupResource, StatsResource, toActionResource, toAttemptResource } from './action.resource';
 import { checkedByJsonBodyGuard, jsonBodyProblem, measuredPayloadText } from '../http/json-body-guard.middleware';
 import { stringifyJson } from '../http/json-text';
-import { lockIdProblem } from './dto/lock-id.validator';
+import { BOTH_GROUP_NAMES, groupKeyProblem } from './dto/group-key.validator';
+import { enqueueLockIdProblem, lockIdProblem } from './dto/lock-id.validator';
 import { runAtProblem } from './dto/run-at.validator';
 import { ActionQueue } from './action-queue.contract';
 import { EnqueueInput, EnqueueResult, EnqueueTransaction, ListActionsFilter } from './enqueue-input.interface';
 import { ActionRow } from './sql/action-columns.sql';
-import { INSERT_ACTIONS_SQL, SELECT_BY_IDEMPOTENCY_KEYS_SQL } from './sql/enqueue-actions.sql';
+import { INSERT_ACTIONS_SQL, INTERN_GROUP_KEYS_SQL, SELECT_BY_IDEMPOTENCY_KEYS_SQL } from './sql/enqueue-actions.sql';
 import {
   CANCEL_ACTION_SQL,
   LIST_ACTIONS_SQL,
@@ -34,7 +35,9 @@ import {
   SELECT_ACTION_SQL,
   SELECT_ACTIONS_BY_IDS_SQL,
   SELECT_BOUNDED_ACTION_SQL,
+  SELECT_GROUP_KEY_LOCK_ID_SQL,
   SELECT_GROUP_SQL,
+  SELECT_LOCK_ID_GROUP_KEY_SQL,
   SELECT_TRACE_SQL,
 } from './sql/manage-actions.sql';
 import { readQueueStats } from './queue-stats.reader';
@@ -140,14 +143,25 @@ export class ActionsService implements ActionQueue {
       if (seen.has(k)) throw new BadRequestException([`actions: idempotencyKey "${k}" appears twice in one batch`]);
       seen.add(k);
     });
-    // Rows go in lock_id order (stable, so each group keeps its input order):
-    // the insert trigger then locks the batch's groups in lock_id order, the
-    // order every other writer uses, so concurrent batches cannot deadlock.
-    const order = items.map((_, i) => i).sort((a, b) => compareLockIds(items[a].lockId, items[b].lockId) || a - b);
-    const sorted = order.map((i) => items[i]);
+    const groupKeys = [...new Set(items.map((it) => it.groupKey).filter((k): k is string => k !== null))].sort();
     const run = async (m: EntityManager) => {
+      // String keys are interned first (in key order, the same for every API
+      // enqueue, so two batches' new keys cannot deadlock), so that every row
+      // knows its lock id before any group is locked.
+      const interned = new Map<string, string>();
+      if (groupKeys.length > 0) {
+        const rows: { group_key: string; lock_id: string }[] = await m.query(INTERN_GROUP_KEYS_SQL, [groupKeys]);
+        rows.forEach((r) => interned.set(r.group_key, r.lock_id));
+      }
+      const lockIdOf = (it: (typeof items)[number]) => (it.groupKey !== null ? (interned.get(it.groupKey) as string) : it.lockId);
+      // Rows go in lock_id order (stable, so each group keeps its input order):
+      // the insert trigger then locks the batch's groups in lock_id order, the
+      // order every other writer uses, so concurrent batches cannot deadlock.
+      const order = items.map((_, i) => i).sort((a, b) => compareLockIds(lockIdOf(items[a]), lockIdOf(items[b])) || a - b);
+      const sorted = order.map((i) => items[i]);
       const inserted: ActionRow[] = await m.query(INSERT_ACTIONS_SQL, [
-        sorted.map((it) => it.lockId),
+        // A string-keyed row names both its key and its lock id; the trigger checks they agree.
+        sorted.map(lockIdOf),
         sorted.map((it) => it.type),
         sorted.map((it) => it.payloadText),
         sorted.map((it) => it.runAt),
@@ -155,6 +169,7 @@ export class ActionsService implements ActionQueue {
         sorted.map((it) => it.onFailure),
         sorted.map((it) => it.idempotencyKey),
         sorted.map(() => null),
+        sorted.map((it) => it.groupKey),
       ]);
       const insertedKeys = new Set(inserted.map((r) => r.idempotency_key).filter((k) => k !== null));
       const missingKeys = keys.filter((k) => !insertedKeys.has(k));
@@ -172,9 +187,10 @@ export class ActionsService implements ActionQueue {
         if (it.idempotencyKey !== null && !insertedKeys.has(it.idempotencyKey)) {
           const prior = existing.get(it.idempotencyKey);
           if (!prior) throw new ConflictException(`${prefix(i)}idempotencyKey "${it.idempotencyKey}" is being used concurrently; retry`);
-          if (prior.type !== it.type || prior.lock_id !== it.lockId) {
+          const sameGroup = it.groupKey !== null ? prior.group_key === it.groupKey : prior.group_key === null && prior.lock_id === it.lockId;
+          if (prior.type !== it.type || !sameGroup) {
             throw new ConflictException(
-              `${prefix(i)}idempotencyKey "${it.idempotencyKey}" was already used for action ${prior.id} with another type or lockId`,
+              `${prefix(i)}idempotencyKey "${it.idempotencyKey}" was already used for action ${prior.id} with another type or group (lockId, groupKey)`,
             );
           }
           results[i] = { action: toActionResource(prior), created: false };
@@ -207,8 +223,18 @@ export class ActionsService implements ActionQueue {
    */
   async list(query: ListActionsFilter): Promise<{ items: ActionResource[]; nextCursor: string | null }> {
     const limit = query.limit ?? 50;
-    const sql = query.lockId === undefined ? LIST_ACTIONS_SQL : LIST_GROUP_ACTIONS_SQL;
-    const params = [query.status ?? null, query.lockId ?? null, query.type ?? null, query.after ?? '0', limit];
+    let lockId = query.lockId;
+    if (query.groupKey !== undefined) {
+      if (lockId !== undefined) throw new BadRequestException([BOTH_GROUP_NAMES]);
+      const problem = groupKeyProblem(query.groupKey);
+      if (problem) throw new BadRequestException([`groupKey ${problem}`]);
+      const [interned]: { lock_id: string }[] = await this.dataSource.query(SELECT_GROUP_KEY_LOCK_ID_SQL, [query.groupKey]);
+      // A key never used names an empty group.
+      if (!interned) return { items: [], nextCursor: null };
+      lockId = interned.lock_id;
+    }
+    const sql = lockId === undefined ? LIST_ACTIONS_SQL : LIST_GROUP_ACTIONS_SQL;
+    const params = [query.status ?? null, lockId ?? null, query.type ?? null, query.after ?? '0', limit];
     const sizes: { id: string; bytes: string }[] = await this.dataSource.query(pageSizesSql(sql), params);
     const budget = this.settings.MAX_RESPONSE_BYTES;
     const ids: string[] = [];
@@ -273,6 +299,8 @@ export class ActionsService implements ActionQueue {
           [failed.on_failure],
           [null],
           [failed.id],
+          // Both names of the group: the trigger accepts them when they agree.
+          [failed.group_key],
         ]);
         return toActionResource(copy);
       } catch (error) {
@@ -288,8 +316,22 @@ export class ActionsService implements ActionQueue {
     const problem = lockIdProblem(lockId);
     if (problem) throw new BadRequestException([`lockId ${problem}`]);
     const canonical = BigInt(lockId).toString();
+    const [key]: { group_key: string }[] = await this.dataSource.query(SELECT_LOCK_ID_GROUP_KEY_SQL, [canonical]);
+    return this.groupState(canonical, key?.group_key ?? null);
+  }
+
+  async groupByKey(groupKey: string): Promise<GroupResource> {
+    const problem = groupKeyProblem(groupKey);
+    if (problem) throw new BadRequestException([`groupKey ${problem}`]);
+    const [interned]: { lock_id: string }[] = await this.dataSource.query(SELECT_GROUP_KEY_LOCK_ID_SQL, [groupKey]);
+    if (!interned) throw new NotFoundException(`groupKey ${JSON.stringify(groupKey)} has never been used`);
+    return this.groupState(interned.lock_id, groupKey);
+  }
+
+  /** The state of group `canonical` (a canonical lock id), named `groupKey` when it is string-keyed. */
+  private async groupState(canonical: string, groupKey: string | null): Promise<GroupResource> {
     const [g]: { head_id: string | null; pending_count: number }[] = await this.dataSource.query(SELECT_GROUP_SQL, [canonical]);
-    const empty: GroupResource = { lockId: canonical, head: null, running: false, pendingCount: 0, blocked: false, blockedReason: null };
+    const empty: GroupResource = { lockId: canonical, groupKey, head: null, running: false, pendingCount: 0, blocked: false, blockedReason: null };
     if (!g) return empty;
     const headRow = g.head_id ? await this.readBounded(g.head_id) : null;
     const head = headRow ? toActionResource(headRow) : null;
@@ -301,6 +343,7 @@ export class ActionsService implements ActionQueue {
     }
     return {
       lockId: canonical,
+      groupKey,
       head,
       running: head?.status === 'running',
       pendingCount: g.pending_count,
@@ -324,9 +367,16 @@ export class ActionsService implements ActionQueue {
     }
     let lockId: string | null = null;
     if (input.lockId !== undefined && input.lockId !== null) {
-      const problem = lockIdProblem(input.lockId);
+      const problem = enqueueLockIdProblem(input.lockId);
       if (problem) throw new BadRequestException([`${field}lockId ${problem}`]);
       lockId = BigInt(input.lockId).toString();
+    }
+    let groupKey: string | null = null;
+    if (input.groupKey !== undefined && input.groupKey !== null) {
+      const problem = groupKeyProblem(input.groupKey);
+      if (problem) throw new BadRequestException([`${field}groupKey ${problem}`]);
+      if (lockId !== null) throw new BadRequestException([`${field}${BOTH_GROUP_NAMES}`]);
+      groupKey = input.groupKey;
     }
     const payload = input.payload ?? {};
     if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
@@ -363,6 +413,7 @@ export class ActionsService implements ActionQueue {
     }
     return {
       lockId,
+      groupKey,
       type: input.type,
       payloadText,
       runAt,

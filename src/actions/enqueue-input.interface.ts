@@ -12,9 +12,16 @@ export interface EnqueueInput {
   /**
    * The group: a signed 64-bit integer as a decimal string, or a safe JSON
    * integer. Actions of one group run one at a time in enqueue order.
-   * null or absent: no group.
+   * null or absent: no group. The lowest 2^48 values (up to
+   * -9223090561878065153) are reserved for string group keys.
    */
   lockId?: string | number | null;
+  /**
+   * The group, named by a string (a UUID, `tenant:42`): 1..255 bytes of UTF-8,
+   * no NUL, compared byte for byte. The database gives each distinct key a
+   * group of its own. Give `lockId` or `groupKey`, not both.
+   */
+  groupKey?: string | null;
   /** JSON object handed to the handler, at most MAX_PAYLOAD_BYTES serialised. Default `{}`. */
   payload?: Record<string, unknown>;
   /**
@@ -55,6 +62,8 @@ export interface ListActionsFilter {
   status?: ActionResource['status'];
   /** Only this group (decimal string). */
   lockId?: string;
+  /** Only this string-keyed group (not with `lockId`). */
+  groupKey?: string;
   /** Only this action type. */
   type?: string;
   /** Page size, 1..500. Default 50. */

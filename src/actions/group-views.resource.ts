@@ -4,6 +4,8 @@ import type { AttemptResource } from './action.resource';
 /** One blocked group (`GET /groups/blocked`): its failed head and how many actions wait behind it. */
 export interface BlockedGroupResource {
   lockId: string;
+  /** The string group key, or null for an integer group. */
+  groupKey: string | null;
   /** The failed head. */
   head: { id: string; type: string; attempts: number; maxAttempts: number; lastError: string | null; createdAt: string; failedAt: string | null };
   /** Actions of the group waiting behind the head. */
@@ -20,6 +22,8 @@ export interface BlockedGroupsPage {
 /** One group of `GET /groups/deepest`. */
 export interface DeepestGroupResource {
   lockId: string;
+  /** The string group key, or null for an integer group. */
+  groupKey: string | null;
   /** Actions holding the group: pending, running, or a failed head under `block`. */
   depth: number;
   head: { id: string; type: string; status: ActionStatus; attempts: number; runAt: string; lastError: string | null } | null;

@@ -32,6 +32,7 @@ export class GroupViewsService {
     const limit = query.limit ?? 50;
     const rows: {
       lock_id: string;
+      group_key: string | null;
       id: string;
       type: string;
       attempts: number;
@@ -44,6 +45,7 @@ export class GroupViewsService {
     return {
       items: rows.map((r) => ({
         lockId: r.lock_id,
+        groupKey: r.group_key,
         head: {
           id: r.id,
           type: r.type,
@@ -66,6 +68,7 @@ export class GroupViewsService {
   async deepest(query: DeepestGroupsQuery): Promise<{ items: DeepestGroupResource[] }> {
     const rows: {
       lock_id: string;
+      group_key: string | null;
       depth: number;
       head_id: string | null;
       head_type: string;
@@ -77,6 +80,7 @@ export class GroupViewsService {
     return {
       items: rows.map((r) => ({
         lockId: r.lock_id,
+        groupKey: r.group_key,
         depth: r.depth,
         head: r.head_id
           ? {

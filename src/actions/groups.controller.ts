@@ -1,5 +1,5 @@
 import { Controller, Get, Param, Query, UseInterceptors, UsePipes } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiBadRequestResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { DatabaseUnavailableInterceptor } from '../http/database-unavailable.interceptor';
 import { DeepJsonInterceptor } from '../http/deep-json.interceptor';
 import { JsonBodyInterceptor } from '../http/json-body.interceptor';
@@ -38,6 +38,17 @@ export class GroupsController {
   @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'limit is invalid' })
   deepest(@Query() query: DeepestGroupsQuery): Promise<{ items: DeepestGroupResource[] }> {
     return this.views.deepest(query);
+  }
+
+  // Before ':lockId/timeline', which would take a key named "timeline".
+  @Get('by-key/:groupKey')
+  @ApiOperation({ summary: 'The group a string group key names: its head, and whether it is blocked (as GET /groups/:lockId)' })
+  @ApiParam({ name: 'groupKey', example: 'tenant:42', description: 'The string group key, URL-encoded' })
+  @ApiOkResponse({ type: GroupResponseDto })
+  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'groupKey is not a valid group key' })
+  @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'No action was ever enqueued with this groupKey' })
+  byKey(@Param('groupKey') groupKey: string): Promise<GroupResource> {
+    return this.actions.groupByKey(groupKey);
   }
 
   @Get(':lockId')

@@ -16,7 +16,8 @@ export type ActionWithTrace = components['schemas']['ActionWithTraceResponseDto'
 /**
  * What to enqueue: `type` (a handler must exist for it), and optionally
  * `lockId` (decimal string or safe integer; actions of one lock id run one at
- * a time, in order), `payload`, `runAt` (ISO 8601 with `Z` or an offset),
+ * a time, in order) or `groupKey` (a string naming the group instead: 1..255
+ * bytes of UTF-8; the service gives each distinct key a group of its own), `payload`, `runAt` (ISO 8601 with `Z` or an offset),
  * `maxAttempts`, `onFailure` and `idempotencyKey`.
  * @publicApi
  */
@@ -188,6 +189,17 @@ export class ActionQueueClient {
   async group(lockId: string, options: ActionQueueCallOptions = {}): Promise<ActionGroup> {
     const path = `/groups/${lockId}`;
     return (await this.call('GET', path, true, options, (signal) => this.http.GET('/groups/{lockId}', { params: { path: { lockId } }, signal }))).data;
+  }
+
+  /**
+   * The group a string key names (`GET /groups/by-key/:groupKey`): as {@link ActionQueueClient.group}, with its `groupKey`.
+   * @param groupKey the string group key given at enqueue.
+   * @throws ActionQueueHttpError 404 when no action ever used the key, 400 for a malformed key.
+   */
+  async groupByKey(groupKey: string, options: ActionQueueCallOptions = {}): Promise<ActionGroup> {
+    const path = `/groups/by-key/${encodeURIComponent(groupKey)}`;
+    return (await this.call('GET', path, true, options, (signal) => this.http.GET('/groups/by-key/{groupKey}', { params: { path: { groupKey } }, signal })))
+      .data;
   }
 
   /** Counts by status, the oldest pending age and the blocked groups (`GET /stats`). */

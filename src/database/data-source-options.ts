@@ -3,12 +3,13 @@ import { Action } from '../actions/action.entity';
 import { ActionActivity, ActionActivityRollup } from '../actions/action-activity.entity';
 import { ActionAttempt } from '../actions/action-attempt.entity';
 import { ActionGroup } from '../actions/action-group.entity';
+import { ActionGroupKey } from '../actions/action-group-key.entity';
 import { QUEUE_APPLICATION_NAME } from '../release/release-version';
 import { MIGRATIONS } from './migrations';
 import { DEFAULT_PLACEMENT, pinsSearchPath, QueuePlacement, searchPathPinningClient } from './queue-schema';
 
 /** Every entity of the service. */
-export const ENTITIES = [Action, ActionAttempt, ActionGroup, ActionActivity, ActionActivityRollup];
+export const ENTITIES = [Action, ActionAttempt, ActionGroup, ActionGroupKey, ActionActivity, ActionActivityRollup];
 
 export { MIGRATIONS };
 

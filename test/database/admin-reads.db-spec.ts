@@ -99,6 +99,7 @@ describe('admin reads: groups, timeline, activity', () => {
     expect(all.items.map((g: { lockId: string }) => g.lockId)).toEqual(['5', '6']);
     expect(all.items[0]).toEqual({
       lockId: '5',
+      groupKey: null,
       head: expect.objectContaining({
         id: ids.a5,
         type: 'instance.delete',
@@ -122,8 +123,8 @@ describe('admin reads: groups, timeline, activity', () => {
   it('lists the deepest groups first, with their head; drained groups do not appear', async () => {
     const { body } = await request(url).get('/groups/deepest').expect(200);
     expect(body.items).toEqual([
-      { lockId: '5', depth: 3, head: expect.objectContaining({ id: ids.a5, status: 'failed', type: 'instance.delete' }) },
-      { lockId: '6', depth: 2, head: expect.objectContaining({ id: ids.a6, status: 'failed' }) },
+      { lockId: '5', groupKey: null, depth: 3, head: expect.objectContaining({ id: ids.a5, status: 'failed', type: 'instance.delete' }) },
+      { lockId: '6', groupKey: null, depth: 2, head: expect.objectContaining({ id: ids.a6, status: 'failed' }) },
     ]);
   });
 

@@ -71,13 +71,16 @@ describe('OpenAPI document', () => {
 
   it('describes request and response bodies from the DTOs, with examples', () => {
     const create = doc.components.schemas.CreateActionDto;
-    expect(Object.keys(create.properties ?? {}).sort()).toEqual(['idempotencyKey', 'lockId', 'maxAttempts', 'onFailure', 'payload', 'runAt', 'type'].sort());
+    expect(Object.keys(create.properties ?? {}).sort()).toEqual(
+      ['groupKey', 'idempotencyKey', 'lockId', 'maxAttempts', 'onFailure', 'payload', 'runAt', 'type'].sort(),
+    );
     expect(create.properties?.type.example).toBe('instance.create');
     const action = doc.components.schemas.ActionResponseDto;
     expect(Object.keys(action.properties ?? {})).toEqual(
       expect.arrayContaining([
         'id',
         'lockId',
+        'groupKey',
         'type',
         'payload',
         'status',
@@ -92,6 +95,10 @@ describe('OpenAPI document', () => {
     );
     expect(doc.components.schemas.ErrorResponseDto).toBeDefined();
     expect(doc.paths['/actions'].post.requestBody).toBeDefined();
+    // String group keys: a group read by its key, and the key on every group shape.
+    expect(doc.paths['/groups/by-key/{groupKey}'].get).toBeDefined();
+    for (const name of ['GroupResponseDto', 'BlockedGroupDto', 'DeepestGroupDto'])
+      expect(Object.keys(doc.components.schemas[name].properties ?? {})).toContain('groupKey');
   });
 
   it('serves the UI at /docs', async () => {

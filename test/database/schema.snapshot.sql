@@ -28,6 +28,11 @@ TABLE action_attempts (
   error_stack text
 );
 
+TABLE action_group_keys (
+  group_key text NOT NULL,
+  lock_id bigint NOT NULL
+);
+
 TABLE action_groups (
   lock_id bigint NOT NULL,
   head_id bigint,
@@ -59,7 +64,8 @@ TABLE actions (
   attempt_started_at timestamp with time zone,
   cancel_requested_at timestamp with time zone,
   quarantined boolean NOT NULL DEFAULT false,
-  uncharged_losses integer NOT NULL DEFAULT 0
+  uncharged_losses integer NOT NULL DEFAULT 0,
+  group_key text
 );
 
 CONSTRAINT action_activity_pkey ON action_activity PRIMARY KEY (bucket_start);
@@ -73,6 +79,14 @@ CONSTRAINT action_attempts_action_fk ON action_attempts FOREIGN KEY (action_id) 
 CONSTRAINT action_attempts_outcome_valid ON action_attempts CHECK ((outcome = ANY (ARRAY['done'::text, 'error'::text, 'timeout'::text, 'cancelled'::text, 'lease_expired'::text, 'released'::text])));
 
 CONSTRAINT action_attempts_pkey ON action_attempts PRIMARY KEY (action_id, attempt);
+
+CONSTRAINT action_group_keys_group_key_length ON action_group_keys CHECK (((octet_length(group_key) >= 1) AND (octet_length(group_key) <= 255)));
+
+CONSTRAINT action_group_keys_lock_id_reserved ON action_group_keys CHECK ((lock_id <= '-9223090561878065153'::bigint));
+
+CONSTRAINT action_group_keys_lock_id_uq ON action_group_keys UNIQUE (lock_id);
+
+CONSTRAINT action_group_keys_pkey ON action_group_keys PRIMARY KEY (group_key);
 
 CONSTRAINT action_groups_pkey ON action_groups PRIMARY KEY (lock_id);
 
@@ -121,6 +135,10 @@ CREATE UNIQUE INDEX action_activity_pkey ON public.action_activity USING btree (
 CREATE UNIQUE INDEX action_activity_rollup_pkey ON public.action_activity_rollup USING btree (id);
 
 CREATE UNIQUE INDEX action_attempts_pkey ON public.action_attempts USING btree (action_id, attempt);
+
+CREATE UNIQUE INDEX action_group_keys_lock_id_uq ON public.action_group_keys USING btree (lock_id);
+
+CREATE UNIQUE INDEX action_group_keys_pkey ON public.action_group_keys USING btree (group_key);
 
 CREATE UNIQUE INDEX action_groups_pkey ON public.action_groups USING btree (lock_id);
 
@@ -224,6 +242,33 @@ BEGIN
 END $function$
 ;
 
+CREATE OR REPLACE FUNCTION public.aq_actions_before_group_key()
+ RETURNS trigger
+ LANGUAGE plpgsql
+ SET search_path TO 'public'
+AS $function$
+DECLARE
+  v_key_lock_id bigint;
+BEGIN
+  IF NEW.group_key IS NULL THEN
+    RAISE EXCEPTION 'actions: lock_id % is reserved for string group keys (lock ids up to -9223090561878065153); use group_key, or another lock_id', NEW.lock_id
+      USING ERRCODE = '23514';
+  END IF;
+  -- The common case, a key seen before, without a second function call.
+  SELECT lock_id INTO v_key_lock_id FROM action_group_keys WHERE group_key = NEW.group_key;
+  IF NOT FOUND THEN
+    v_key_lock_id := aq_intern_group_key(NEW.group_key);
+  END IF;
+  -- Both may be given only when they agree (a copy of an existing row; the API names both).
+  IF NEW.lock_id IS NOT NULL AND NEW.lock_id <> v_key_lock_id THEN
+    RAISE EXCEPTION 'actions: give group_key or lock_id, not both (group_key % is lock_id %, not %)',
+      NEW.group_key, v_key_lock_id, NEW.lock_id USING ERRCODE = '23514';
+  END IF;
+  NEW.lock_id := v_key_lock_id;
+  RETURN NEW;
+END $function$
+;
+
 CREATE OR REPLACE FUNCTION public.aq_actions_before_insert()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -304,6 +349,16 @@ BEGIN
     NEW.is_head := false;
   END IF;
   RETURN NEW;
+END $function$
+;
+
+CREATE OR REPLACE FUNCTION public.aq_actions_before_update_group_key()
+ RETURNS trigger
+ LANGUAGE plpgsql
+ SET search_path TO 'public'
+AS $function$
+BEGIN
+  RAISE EXCEPTION 'actions: group_key of action % cannot change', OLD.id USING ERRCODE = '23514';
 END $function$
 ;
 
@@ -526,6 +581,29 @@ CREATE OR REPLACE FUNCTION public.aq_holds_group(status text, on_failure text)
  IMMUTABLE PARALLEL SAFE
  SET search_path TO 'public'
 AS $function$ SELECT status IN ('pending', 'running') OR (status = 'failed' AND on_failure = 'block') $function$
+;
+
+CREATE OR REPLACE FUNCTION public.aq_intern_group_key(p_key text)
+ RETURNS bigint
+ LANGUAGE plpgsql
+ SET search_path TO 'public'
+AS $function$
+DECLARE
+  v_lock_id bigint;
+BEGIN
+  LOOP
+    SELECT lock_id INTO v_lock_id FROM action_group_keys WHERE group_key = p_key;
+    IF FOUND THEN
+      RETURN v_lock_id;
+    END IF;
+    INSERT INTO action_group_keys (group_key, lock_id) VALUES (p_key, nextval('action_group_keys_lock_id_seq'))
+      ON CONFLICT (group_key) DO NOTHING
+      RETURNING lock_id INTO v_lock_id;
+    IF v_lock_id IS NOT NULL THEN
+      RETURN v_lock_id;
+    END IF;
+  END LOOP;
+END $function$
 ;
 
 CREATE OR REPLACE FUNCTION public.aq_lease_actions(p_ids bigint[], p_worker text, p_lease_ms integer, p_types text[], p_caps integer[])
@@ -781,11 +859,15 @@ CREATE TRIGGER actions_after_update_wake AFTER UPDATE OF status, run_at, is_head
 
 CREATE TRIGGER actions_before_delete BEFORE DELETE ON public.actions FOR EACH ROW WHEN ((old.status = 'running'::text)) EXECUTE FUNCTION aq_actions_before_delete();
 
+CREATE TRIGGER actions_before_group_key BEFORE INSERT ON public.actions FOR EACH ROW WHEN (((new.group_key IS NOT NULL) OR (new.lock_id <= '-9223090561878065153'::bigint))) EXECUTE FUNCTION aq_actions_before_group_key();
+
 CREATE TRIGGER actions_before_insert BEFORE INSERT ON public.actions FOR EACH ROW EXECUTE FUNCTION aq_actions_before_insert();
 
 CREATE TRIGGER actions_before_truncate BEFORE TRUNCATE ON public.actions FOR EACH STATEMENT EXECUTE FUNCTION aq_actions_before_truncate();
 
 CREATE TRIGGER actions_before_update BEFORE UPDATE ON public.actions FOR EACH ROW WHEN (((old.id <> new.id) OR (old.lock_id IS DISTINCT FROM new.lock_id) OR (old.holds_group IS DISTINCT FROM new.holds_group) OR (old.holds_group IS DISTINCT FROM ((new.status = ANY (ARRAY['pending'::text, 'running'::text])) OR ((new.status = 'failed'::text) AND (new.on_failure = 'block'::text)))) OR ((old.status = 'running'::text) AND ((new.status <> 'running'::text) OR (new.lease_owner IS DISTINCT FROM old.lease_owner) OR (new.lease_expires_at < old.lease_expires_at))))) EXECUTE FUNCTION aq_actions_before_update();
+
+CREATE TRIGGER actions_before_update_group_key BEFORE UPDATE OF group_key ON public.actions FOR EACH ROW WHEN ((old.group_key IS DISTINCT FROM new.group_key)) EXECUTE FUNCTION aq_actions_before_update_group_key();
 
 CREATE TRIGGER actions_payload_limit_insert BEFORE INSERT ON public.actions FOR EACH ROW WHEN (((COALESCE(NULLIF(current_setting('aq.max_payload_bytes'::text, true), ''::text), '131072'::text) <> '0'::text) AND (octet_length((new.payload)::text) > (COALESCE(NULLIF(current_setting('aq.max_payload_bytes'::text, true), ''::text), '131072'::text))::bigint))) EXECUTE FUNCTION aq_refuse_oversize_payload();
 

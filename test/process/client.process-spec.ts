@@ -92,6 +92,17 @@ describe('ActionQueueClient', () => {
     expect((await queue.cancel(later.action.id)).status).toBe('cancelled');
   });
 
+  it('enqueues into a group named by a string key and reads the group by its key', async () => {
+    const queue = client();
+    const key = 'tenant:42/orders ü';
+    const { action } = await queue.enqueue({ type: 'instance.update', groupKey: key, payload: { durationMs: 1 } });
+    expect(action).toEqual(expect.objectContaining({ groupKey: key, lockId: expect.stringMatching(/^-\d+$/) }));
+    await waitForActions(queue, [action.id]);
+    expect(await queue.groupByKey(key)).toEqual(expect.objectContaining({ groupKey: key, lockId: action.lockId, pendingCount: 0 }));
+    expect((await queue.list({ groupKey: key })).items.map((a) => a.id)).toEqual([action.id]);
+    await expect(queue.groupByKey('never used')).rejects.toMatchObject({ status: 404 });
+  });
+
   it('throws typed errors carrying the HTTP status and the messages naming the field', async () => {
     const queue = client();
     const bad = await queue.enqueue({ type: 'no.such.type' }).catch((e: unknown) => e);

@@ -175,6 +175,34 @@ describe('dashboard in headless Chromium', () => {
     for (const line of await page.locator('[data-testid=actions-table] tbody tr').allTextContents()) expect(line).toMatch(/502.*done/);
   });
 
+  it('shows a string group key in the list, on the action and on its group, and finds the group by its key', async () => {
+    const key = 'tenant:42';
+    const { body } = await api()
+      .post('/actions/batch', { actions: [1, 2].map((n) => ({ type: 'instance.update', groupKey: key, payload: { durationMs: 10, step: n } })) })
+      .expect(201);
+    const lockId = body.actions[0].lockId as string;
+    await page.getByRole('link', { name: 'Actions', exact: true }).first().click();
+    // The filters of the previous test are still there: lockId and groupKey together would be refused (400).
+    await page.getByLabel('lockId').fill('');
+    await page.getByLabel('Status').selectOption('');
+    await page.getByLabel('groupKey').fill(key);
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await waitFor(async () => (await page.locator('[data-testid=actions-table] tbody tr').count()) === 2 || null, 10_000);
+    const keyed = page.locator(`[data-testid=actions-table] a[data-group-key="${key}"]`);
+    expect(await keyed.count()).toBe(2);
+    expect(await keyed.first().textContent()).toBe(key);
+
+    await keyed.first().click();
+    await waitForText('group-key', key);
+    expect(await page.getByRole('heading', { name: /Group/ }).first().textContent()).toContain(`lock id ${lockId}`);
+
+    await page.getByRole('link', { name: 'Groups', exact: true }).first().click();
+    await page.getByLabel('Find a group by lockId or groupKey').fill(key);
+    await page.getByRole('button', { name: 'Open' }).click();
+    await waitForText('group-key', key);
+    expect(page.url()).toContain(`/groups/${lockId}`);
+  });
+
   it('charts the last 15 minutes on the overview and stays usable at phone width', async () => {
     await page.getByRole('link', { name: 'Overview' }).click();
     // A trickle of work while the charts catch up (endings are counted once 5 s old, in 10-second buckets).

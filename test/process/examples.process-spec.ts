@@ -120,7 +120,8 @@ describe('examples installed from the packed tarball', () => {
         get: async (id: string) => (await fetch(`${app!.url}/queue/actions/${id}`)).json() as Promise<{ id: string; status: string; result: unknown }>,
       };
       const [shipped] = await waitForActions(reader, [actionId]);
-      expect(shipped).toEqual(expect.objectContaining({ status: 'done', result: { orderId: 1, shipped: true } }));
+      // Grouped by the customer's name as a string key (no hash: two customers never share a group).
+      expect(shipped).toEqual(expect.objectContaining({ status: 'done', result: { orderId: 1, shipped: true }, groupKey: 'customer:ann' }));
 
       const orders = await sql.query('SELECT id, status FROM orders ORDER BY id');
       expect(orders.rows).toEqual([{ id: 1, status: 'shipped' }]);

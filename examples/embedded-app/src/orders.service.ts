@@ -19,16 +19,10 @@ export class OrdersService {
   place(order: { id: number; customer: string }, failAfterEnqueue = false): Promise<string> {
     return this.dataSource.transaction(async (manager) => {
       await manager.insert(Order, { ...order, status: 'placed' });
-      const { action } = await this.actions.enqueue({ type: 'order.ship', lockId: customerLockId(order.customer), payload: { orderId: order.id } }, manager);
+      // One group per customer, named by a string: the queue's database gives each distinct key a group of its own.
+      const { action } = await this.actions.enqueue({ type: 'order.ship', groupKey: `customer:${order.customer}`, payload: { orderId: order.id } }, manager);
       if (failAfterEnqueue) throw new Error(`order ${order.id} refused after the enqueue: the transaction rolls back`);
       return action.id;
     });
   }
-}
-
-/** Orders of one customer ship in order: the customer name as a stable 31-bit lock id. */
-function customerLockId(customer: string): number {
-  let hash = 0;
-  for (const char of customer) hash = (hash * 31 + char.charCodeAt(0)) | 0;
-  return Math.abs(hash);
 }

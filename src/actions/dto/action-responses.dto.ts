@@ -12,8 +12,16 @@ export class ActionResponseDto {
   @ApiProperty({ example: '17', description: '64-bit id as a decimal string' })
   id: string;
 
-  @ApiProperty({ example: '26', nullable: true, type: String, description: 'Group key (decimal string), or null: belongs to no group' })
+  @ApiProperty({
+    example: '26',
+    nullable: true,
+    type: String,
+    description: 'Group key (decimal string), or null: belongs to no group. For a string-keyed action, the lock id its groupKey was interned under',
+  })
   lockId: string | null;
+
+  @ApiProperty({ example: null, nullable: true, type: String, description: 'The string group key it was enqueued with, or null (an integer group, or none)' })
+  groupKey: string | null;
 
   @ApiProperty({ example: 'instance.create', description: 'Handler name' })
   type: string;
@@ -128,6 +136,9 @@ export class ActionsPageResponseDto {
 export class GroupResponseDto {
   @ApiProperty({ example: '26' })
   lockId: string;
+
+  @ApiProperty({ example: null, nullable: true, type: String, description: 'The string group key (groupKey at enqueue), or null for an integer group' })
+  groupKey: string | null;
 
   @ApiProperty({ type: ActionResponseDto, nullable: true })
   head: ActionResponseDto | null;

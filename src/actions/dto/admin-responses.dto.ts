@@ -37,6 +37,9 @@ export class BlockedGroupDto {
   @ApiProperty({ example: '26' })
   lockId: string;
 
+  @ApiProperty({ example: null, nullable: true, type: String, description: 'The string group key (groupKey at enqueue), or null for an integer group' })
+  groupKey: string | null;
+
   @ApiProperty({ type: BlockedHeadDto })
   head: BlockedHeadDto;
 
@@ -78,6 +81,9 @@ export class DeepGroupHeadDto {
 export class DeepestGroupDto {
   @ApiProperty({ example: '26' })
   lockId: string;
+
+  @ApiProperty({ example: null, nullable: true, type: String, description: 'The string group key (groupKey at enqueue), or null for an integer group' })
+  groupKey: string | null;
 
   @ApiProperty({ example: 1200, description: 'Actions holding the group: pending, running, or a failed head under `block`' })
   depth: number;

@@ -3,6 +3,7 @@ import { Transform } from 'class-transformer';
 import { IsIn, IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
 import { OpaqueJson } from '../../http/opaque-json';
 import { ACTION_TYPE_PATTERN, FAILURE_POLICIES, FailurePolicy } from '../../vocabulary';
+import { IsGroupKey, MAX_GROUP_KEY_BYTES } from './group-key.validator';
 import { IsLockId, toLockIdString } from './lock-id.validator';
 import { IsRunAt, RUN_AT_REGEX } from './run-at.validator';
 
@@ -19,12 +20,32 @@ export class CreateActionDto {
     oneOf: [{ type: 'string', pattern: '^-?\\d{1,19}$' }, { type: 'integer' }],
     nullable: true,
     example: '26',
-    description: 'Group key: decimal string (signed 64-bit) or safe integer; null = no group',
+    description:
+      'Group key: decimal string (signed 64-bit) or safe integer; null = no group. The lowest 2^48 values ' +
+      '(up to -9223090561878065153) are reserved for string group keys (see groupKey). Give lockId or groupKey, not both.',
   })
   @IsOptional()
   @Transform(toLockIdString)
-  @IsLockId()
+  @IsLockId(undefined, true)
   lockId?: string | null;
+
+  /**
+   * String group key (a UUID, `tenant:42`, an SQS MessageGroupId): 1..255 bytes of UTF-8, no NUL, compared byte
+   * for byte. The database gives each distinct key a group of its own. Give lockId or groupKey, not both.
+   */
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    minLength: 1,
+    example: 'tenant:42',
+    description:
+      `String group key: 1..${MAX_GROUP_KEY_BYTES} bytes of UTF-8, no NUL character, compared byte for byte (case-sensitive, ` +
+      'no Unicode normalisation). The database interns each distinct key under a lock id of its own, so two different keys ' +
+      'never share a group. Give groupKey or lockId, not both; null = no group.',
+  })
+  @IsOptional()
+  @IsGroupKey()
+  groupKey?: string | null;
 
   /** JSON object handed to the handler. Default {}. */
   @ApiPropertyOptional({

@@ -3,6 +3,7 @@ import { Transform, Type } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
 import { ACTION_STATUSES, ActionStatus } from '../../vocabulary';
 import { ACTION_TYPE_PATTERN } from '../../vocabulary';
+import { IsGroupKey } from './group-key.validator';
 import { IsInt64Text } from './int64.validator';
 import { IsLockId, toLockIdString } from './lock-id.validator';
 
@@ -18,6 +19,12 @@ export class ListActionsQuery {
   @Transform(toLockIdString)
   @IsLockId()
   lockId?: string;
+
+  /** Only the string-keyed group of this key (not with lockId). */
+  @ApiPropertyOptional({ type: String, example: 'tenant:42', description: 'Only the group of this string group key (not with lockId)' })
+  @IsOptional()
+  @IsGroupKey()
+  groupKey?: string;
 
   @ApiPropertyOptional({ example: 'instance.create' })
   @IsOptional()

@@ -1,4 +1,5 @@
 import { ValidationArguments, ValidationOptions, registerDecorator } from 'class-validator';
+import { reservedLockIdProblem } from './group-key.validator';
 import { int64TextProblem } from './int64.validator';
 
 /** Why `value` is not a valid lock id, or null when it is (a decimal string in int64 range, or a safe integer). */
@@ -21,10 +22,20 @@ export const toLockIdString = ({ value }: { value: unknown }): unknown => {
 };
 
 /**
+ * Why `value` is not a lock id a new action may name, or null: a valid lock id
+ * ({@link lockIdProblem}) outside the range reserved for string group keys.
+ */
+export function enqueueLockIdProblem(value: unknown): string | null {
+  return lockIdProblem(value) ?? reservedLockIdProblem(BigInt(value as string | number).toString());
+}
+
+/**
  * Validates a lock id: a decimal string within the signed 64-bit range, or a
  * JSON integer within the safe range. Apply after `@Transform(toLockIdString)` (class-transformer).
+ * @param forEnqueue also refuse the lock ids reserved for string group keys (a new action's lockId).
  */
-export function IsLockId(options?: ValidationOptions): PropertyDecorator {
+export function IsLockId(options?: ValidationOptions, forEnqueue = false): PropertyDecorator {
+  const problem = forEnqueue ? enqueueLockIdProblem : lockIdProblem;
   return (target: object, propertyName: string | symbol) => {
     registerDecorator({
       name: 'isLockId',
@@ -32,8 +43,8 @@ export function IsLockId(options?: ValidationOptions): PropertyDecorator {
       propertyName: propertyName as string,
       options,
       validator: {
-        validate: (value: unknown) => value === null || lockIdProblem(value) === null,
-        defaultMessage: (args: ValidationArguments) => `${args.property} ${lockIdProblem(args.value)}`,
+        validate: (value: unknown) => value === null || problem(value) === null,
+        defaultMessage: (args: ValidationArguments) => `${args.property} ${problem(args.value)}`,
       },
     });
   };

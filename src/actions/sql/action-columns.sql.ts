@@ -3,7 +3,7 @@ import type { FailurePolicy } from '../../vocabulary';
 export const ACTION_COLUMNS = `
   id::text, lock_id::text, type, payload, status, attempts, max_attempts, on_failure,
   run_at, created_at, started_at, finished_at, result, last_error, idempotency_key, retry_of::text,
-  charged_attempts, cancel_requested_at, quarantined`;
+  charged_attempts, cancel_requested_at, quarantined, group_key`;
 
 /** A row selected with {@link ACTION_COLUMNS}. */
 export interface ActionRow {
@@ -26,4 +26,5 @@ export interface ActionRow {
   charged_attempts: number;
   cancel_requested_at: Date | null;
   quarantined: boolean;
+  group_key: string | null;
 }

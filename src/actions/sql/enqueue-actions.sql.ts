@@ -9,16 +9,27 @@ import { ACTION_COLUMNS } from './action-columns.sql';
  * Parameters (arrays, one element per action): `$1::bigint[]` lock ids,
  * `$2::text[]` types, `$3::jsonb[]` payloads, `$4::timestamptz[]` run_at (null
  * = now), `$5::int[]` max attempts, `$6::text[]` failure policies,
- * `$7::text[]` idempotency keys, `$8::bigint[]` retry_of.
+ * `$7::text[]` idempotency keys, `$8::bigint[]` retry_of, `$9::text[]` string
+ * group keys (the trigger interns each into lock_id; src/database/sql/017-group-keys.up.sql).
  */
 export const INSERT_ACTIONS_SQL = `
-INSERT INTO actions (lock_id, type, payload, run_at, max_attempts, on_failure, idempotency_key, retry_of)
-SELECT lock_id, type, payload, coalesce(run_at, now()), max_attempts, on_failure, idempotency_key, retry_of
-FROM unnest($1::bigint[], $2::text[], $3::jsonb[], $4::timestamptz[], $5::int[], $6::text[], $7::text[], $8::bigint[])
-     WITH ORDINALITY AS t(lock_id, type, payload, run_at, max_attempts, on_failure, idempotency_key, retry_of, ord)
+INSERT INTO actions (lock_id, type, payload, run_at, max_attempts, on_failure, idempotency_key, retry_of, group_key)
+SELECT lock_id, type, payload, coalesce(run_at, now()), max_attempts, on_failure, idempotency_key, retry_of, group_key
+FROM unnest($1::bigint[], $2::text[], $3::jsonb[], $4::timestamptz[], $5::int[], $6::text[], $7::text[], $8::bigint[], $9::text[])
+     WITH ORDINALITY AS t(lock_id, type, payload, run_at, max_attempts, on_failure, idempotency_key, retry_of, group_key, ord)
 ORDER BY ord
 ON CONFLICT (idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
 RETURNING ${ACTION_COLUMNS}`;
+
+/**
+ * Interns string group keys (src/database/sql/017-group-keys.up.sql) in the
+ * order given, before the insert, so the caller can sort a batch by lock id.
+ * A new key's row stays locked until commit. `$1::text[]` keys, sorted.
+ * Returns `group_key`, `lock_id` (text).
+ */
+export const INTERN_GROUP_KEYS_SQL = `
+SELECT k AS group_key, aq_intern_group_key(k)::text AS lock_id
+FROM unnest($1::text[]) WITH ORDINALITY AS t(k, ord)`;
 
 /** Existing actions by idempotency key. Parameter: `$1::text[]` keys. */
 export const SELECT_BY_IDEMPOTENCY_KEYS_SQL = `

@@ -10,11 +10,11 @@ import { ACTION_COLUMNS } from './action-columns.sql';
  * Blocked groups in lock id order, each with its failed head and how many
  * actions wait behind it. Through actions_blocked_idx (one entry per blocked
  * group); the waiting count walks that group's holding rows
- * (actions_group_holding_idx). `$1::bigint` list after this lock id (null:
+ * (actions_group_holding_idx); the head row names its string key, if any. `$1::bigint` list after this lock id (null:
  * from the start), `$2::int` limit.
  */
 export const BLOCKED_GROUPS_SQL = `
-SELECT a.lock_id::text AS lock_id, a.id::text AS id, a.type, a.attempts, a.max_attempts, a.last_error,
+SELECT a.lock_id::text AS lock_id, a.group_key, a.id::text AS id, a.type, a.attempts, a.max_attempts, a.last_error,
        a.created_at, a.finished_at,
        (SELECT count(*)::int FROM actions AS w
         WHERE w.lock_id = a.lock_id AND w.holds_group AND w.lock_id IS NOT NULL AND w.id > a.id) AS waiting
@@ -32,6 +32,8 @@ LIMIT $2::int`;
  */
 export const DEEPEST_GROUPS_SQL = `
 SELECT d.lock_id::text AS lock_id, d.depth,
+       -- One primary-key probe per listed group (at most 100).
+       (SELECT k.group_key FROM action_group_keys AS k WHERE k.lock_id = d.lock_id) AS group_key,
        h.id::text AS head_id, h.type AS head_type, h.status AS head_status, h.attempts AS head_attempts,
        h.run_at AS head_run_at, h.last_error AS head_last_error
 FROM (

@@ -84,6 +84,12 @@ FROM actions a
 WHERE id = $1::bigint AND status = 'failed' AND on_failure = 'skip'
 FOR UPDATE`;
 
+/** The lock id a string group key was interned under (none: never used). `$1::text` key. */
+export const SELECT_GROUP_KEY_LOCK_ID_SQL = `SELECT lock_id::text AS lock_id FROM action_group_keys WHERE group_key = $1::text`;
+
+/** The string group key interned under a lock id (none: an integer group). `$1::bigint` lock id. */
+export const SELECT_LOCK_ID_GROUP_KEY_SQL = `SELECT group_key FROM action_group_keys WHERE lock_id = $1::bigint`;
+
 /** A group's state. `$1::bigint` lock id. */
 export const SELECT_GROUP_SQL = `
 SELECT g.head_id::text AS head_id,

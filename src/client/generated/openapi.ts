@@ -129,6 +129,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/groups/by-key/{groupKey}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The group a string group key names: its head, and whether it is blocked (as GET /groups/:lockId) */
+    get: operations['GroupsController_byKey'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/groups/{lockId}': {
     parameters: {
       query?: never;
@@ -271,10 +288,15 @@ export interface components {
        */
       type: string;
       /**
-       * @description Group key: decimal string (signed 64-bit) or safe integer; null = no group
+       * @description Group key: decimal string (signed 64-bit) or safe integer; null = no group. The lowest 2^48 values (up to -9223090561878065153) are reserved for string group keys (see groupKey). Give lockId or groupKey, not both.
        * @example 26
        */
       lockId?: (string | number) | null;
+      /**
+       * @description String group key: 1..255 bytes of UTF-8, no NUL character, compared byte for byte (case-sensitive, no Unicode normalisation). The database interns each distinct key under a lock id of its own, so two different keys never share a group. Give groupKey or lockId, not both; null = no group.
+       * @example tenant:42
+       */
+      groupKey?: string | null;
       /**
        * @description JSON object handed to the handler; default {}; at most MAX_PAYLOAD_BYTES serialized
        * @example {
@@ -313,10 +335,15 @@ export interface components {
        */
       id: string;
       /**
-       * @description Group key (decimal string), or null: belongs to no group
+       * @description Group key (decimal string), or null: belongs to no group. For a string-keyed action, the lock id its groupKey was interned under
        * @example 26
        */
       lockId: string | null;
+      /**
+       * @description The string group key it was enqueued with, or null (an integer group, or none)
+       * @example null
+       */
+      groupKey: string | null;
       /**
        * @description Handler name
        * @example instance.create
@@ -456,10 +483,15 @@ export interface components {
        */
       id: string;
       /**
-       * @description Group key (decimal string), or null: belongs to no group
+       * @description Group key (decimal string), or null: belongs to no group. For a string-keyed action, the lock id its groupKey was interned under
        * @example 26
        */
       lockId: string | null;
+      /**
+       * @description The string group key it was enqueued with, or null (an integer group, or none)
+       * @example null
+       */
+      groupKey: string | null;
       /**
        * @description Handler name
        * @example instance.create
@@ -575,6 +607,11 @@ export interface components {
     BlockedGroupDto: {
       /** @example 26 */
       lockId: string;
+      /**
+       * @description The string group key (groupKey at enqueue), or null for an integer group
+       * @example null
+       */
+      groupKey: string | null;
       head: components['schemas']['BlockedHeadDto'];
       /**
        * @description Actions of the group waiting behind the failed head
@@ -615,6 +652,11 @@ export interface components {
       /** @example 26 */
       lockId: string;
       /**
+       * @description The string group key (groupKey at enqueue), or null for an integer group
+       * @example null
+       */
+      groupKey: string | null;
+      /**
        * @description Actions holding the group: pending, running, or a failed head under `block`
        * @example 1200
        */
@@ -628,6 +670,11 @@ export interface components {
     GroupResponseDto: {
       /** @example 26 */
       lockId: string;
+      /**
+       * @description The string group key (groupKey at enqueue), or null for an integer group
+       * @example null
+       */
+      groupKey: string | null;
       head: components['schemas']['ActionResponseDto'] | null;
       /** @example false */
       running: boolean;
@@ -816,6 +863,8 @@ export interface operations {
       query?: {
         status?: 'pending' | 'running' | 'done' | 'failed' | 'cancelled';
         lockId?: string;
+        /** @description Only the group of this string group key (not with lockId) */
+        groupKey?: string;
         type?: string;
         limit?: number;
         /** @description The last id of the previous page */
@@ -1285,6 +1334,62 @@ export interface operations {
            *       "error": "Unauthorized"
            *     }
            */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
+  GroupsController_byKey: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The string group key, URL-encoded */
+        groupKey: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['GroupResponseDto'];
+        };
+      };
+      /** @description groupKey is not a valid group key */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Only when the API_KEY setting is present: the key is missing or wrong */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "statusCode": 401,
+           *       "message": "API key required: send Authorization: Bearer <key> or x-api-key: <key>",
+           *       "error": "Unauthorized"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description No action was ever enqueued with this groupKey */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
           'application/json': components['schemas']['ErrorResponseDto'];
         };
       };

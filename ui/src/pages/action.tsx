@@ -3,6 +3,7 @@ import { apiGet } from '../api';
 import type { ActionResource, AttemptResource } from '../api-types';
 import { ActionButtons } from '../components/action-buttons';
 import { ErrorNotice } from '../components/error-notice';
+import { GroupName } from '../components/group-name';
 import { StatusBadge } from '../components/status-badge';
 import { formatInstant, formatJson, formatSpan } from '../format';
 import { usePoll } from '../use-poll';
@@ -39,7 +40,9 @@ export function ActionPage({ id }: { id: string }) {
                 </tr>
                 <tr>
                   <th scope="row">group</th>
-                  <td>{a.lockId === null ? 'none' : <Link href={`/groups/${a.lockId}`}>{a.lockId}</Link>}</td>
+                  <td>
+                    <GroupName lockId={a.lockId} groupKey={a.groupKey} empty="none" />
+                  </td>
                 </tr>
                 <tr>
                   <th scope="row">attempts</th>

@@ -3,6 +3,7 @@ import { Link } from 'wouter-preact';
 import { apiGet, query } from '../api';
 import type { ActionsPage, ActionStatus } from '../api-types';
 import { ErrorNotice } from '../components/error-notice';
+import { GroupName } from '../components/group-name';
 import { StatusBadge } from '../components/status-badge';
 import { formatInstant } from '../format';
 import { usePoll } from '../use-poll';
@@ -14,6 +15,7 @@ interface Filters {
   status: string;
   type: string;
   lockId: string;
+  groupKey: string;
 }
 
 /** The filter form; applies on submit. */
@@ -25,7 +27,7 @@ function FilterForm({ initial, onApply }: { initial: Filters; onApply: (f: Filte
       class="filters"
       onSubmit={(event) => {
         event.preventDefault();
-        onApply({ status: draft.status, type: draft.type.trim(), lockId: draft.lockId.trim() });
+        onApply({ status: draft.status, type: draft.type.trim(), lockId: draft.lockId.trim(), groupKey: draft.groupKey });
       }}
     >
       <label>
@@ -47,6 +49,10 @@ function FilterForm({ initial, onApply }: { initial: Filters; onApply: (f: Filte
         lockId
         <input name="lockId" inputMode="numeric" placeholder="e.g. 26" value={draft.lockId} onInput={set('lockId')} />
       </label>
+      <label>
+        groupKey
+        <input name="groupKey" placeholder="e.g. tenant:42" value={draft.groupKey} onInput={set('groupKey')} />
+      </label>
       <button type="submit">Filter</button>
     </form>
   );
@@ -54,11 +60,15 @@ function FilterForm({ initial, onApply }: { initial: Filters; onApply: (f: Filte
 
 /** Actions: the filtered list in id order, a page of 50 at a time, with the API's cursor. */
 export function Actions() {
-  const [filters, setFilters] = useState<Filters>({ status: '', type: '', lockId: '' });
+  const [filters, setFilters] = useState<Filters>({ status: '', type: '', lockId: '', groupKey: '' });
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
   const after = cursors[cursors.length - 1];
   const page = usePoll(
-    (signal) => apiGet<ActionsPage>(`/actions${query({ status: filters.status, type: filters.type, lockId: filters.lockId, limit: 50, after })}`, signal),
+    (signal) =>
+      apiGet<ActionsPage>(
+        `/actions${query({ status: filters.status, type: filters.type, lockId: filters.lockId, groupKey: filters.groupKey, limit: 50, after })}`,
+        signal,
+      ),
     REFRESH_MS,
     [filters, after],
   );
@@ -81,7 +91,7 @@ export function Actions() {
             <thead>
               <tr>
                 <th scope="col">id</th>
-                <th scope="col">lockId</th>
+                <th scope="col">group</th>
                 <th scope="col">type</th>
                 <th scope="col">status</th>
                 <th scope="col">budget used</th>
@@ -95,7 +105,9 @@ export function Actions() {
                   <td>
                     <Link href={`/actions/${a.id}`}>#{a.id}</Link>
                   </td>
-                  <td>{a.lockId === null ? '–' : <Link href={`/groups/${a.lockId}`}>{a.lockId}</Link>}</td>
+                  <td>
+                    <GroupName lockId={a.lockId} groupKey={a.groupKey} />
+                  </td>
                   <td>{a.type}</td>
                   <td>
                     <StatusBadge value={a.status} />

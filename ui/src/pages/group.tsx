@@ -70,7 +70,10 @@ export function Group({ lockId }: { lockId: string }) {
           <li>{lockId}</li>
         </ul>
       </nav>
-      <h2 id="group-title">Group {lockId}</h2>
+      <h2 id="group-title">
+        Group {state.data?.groupKey != null ? <code data-testid="group-key">{state.data.groupKey}</code> : lockId}
+        {state.data?.groupKey != null && <small> (lock id {lockId})</small>}
+      </h2>
       <ErrorNotice error={state.error ?? timeline.error} />
       {state.data && <GroupState state={state.data} onChange={reload} />}
       <h3>Timeline</h3>

@@ -1,9 +1,10 @@
 import { useState } from 'preact/hooks';
 import { Link, useLocation } from 'wouter-preact';
 import { apiGet, query } from '../api';
-import type { BlockedGroupsPage, DeepestGroupResource } from '../api-types';
+import type { BlockedGroupsPage, DeepestGroupResource, GroupResource } from '../api-types';
 import { ActionButtons } from '../components/action-buttons';
 import { ErrorNotice } from '../components/error-notice';
+import { GroupName } from '../components/group-name';
 import { StatusBadge } from '../components/status-badge';
 import { formatCount, formatInstant } from '../format';
 import { usePoll } from '../use-poll';
@@ -11,35 +12,32 @@ import { usePoll } from '../use-poll';
 const REFRESH_MS = 5_000;
 const LOCK_ID = /^-?\d{1,19}$/;
 
-/** Jump to a group by its lockId. */
+/** Jump to a group by its lockId, or by its string groupKey (anything that is not an integer). */
 function GroupSearch() {
   const [, navigate] = useLocation();
   const [lockId, setLockId] = useState('');
-  const valid = LOCK_ID.test(lockId.trim());
+  const [error, setError] = useState<Error | undefined>(undefined);
+  const valid = lockId !== '';
   return (
     <form
       class="inline-form"
       aria-label="Find a group"
       onSubmit={(event) => {
         event.preventDefault();
-        if (valid) navigate(`/groups/${lockId.trim()}`);
+        setError(undefined);
+        if (LOCK_ID.test(lockId.trim())) return navigate(`/groups/${lockId.trim()}`);
+        // A string key: the service knows its lock id (404 when no action ever used it).
+        apiGet<GroupResource>(`/groups/by-key/${encodeURIComponent(lockId)}`).then((g) => navigate(`/groups/${g.lockId}`), setError);
       }}
     >
       <label>
-        Find a group by lockId
-        <input
-          type="search"
-          inputMode="numeric"
-          name="lockId"
-          placeholder="e.g. 26"
-          value={lockId}
-          aria-invalid={lockId !== '' && !valid ? 'true' : undefined}
-          onInput={(e) => setLockId((e.target as HTMLInputElement).value)}
-        />
+        Find a group by lockId or groupKey
+        <input type="search" name="lockId" placeholder="e.g. 26 or tenant:42" value={lockId} onInput={(e) => setLockId((e.target as HTMLInputElement).value)} />
       </label>
       <button type="submit" disabled={!valid}>
         Open
       </button>
+      <ErrorNotice error={error} />
     </form>
   );
 }
@@ -63,7 +61,7 @@ function BlockedGroups() {
           <table class="striped" data-testid="blocked-groups">
             <thead>
               <tr>
-                <th scope="col">lockId</th>
+                <th scope="col">group</th>
                 <th scope="col">failed head</th>
                 <th scope="col">runs</th>
                 <th scope="col">error</th>
@@ -78,7 +76,7 @@ function BlockedGroups() {
               {items.map((g) => (
                 <tr key={g.lockId} data-lock-id={g.lockId}>
                   <td>
-                    <Link href={`/groups/${g.lockId}`}>{g.lockId}</Link>
+                    <GroupName lockId={g.lockId} groupKey={g.groupKey} />
                   </td>
                   <td>
                     <Link href={`/actions/${g.head.id}`}>#{g.head.id}</Link> {g.head.type}
@@ -127,7 +125,7 @@ function DeepestGroups() {
           <table class="striped" data-testid="deepest-groups">
             <thead>
               <tr>
-                <th scope="col">lockId</th>
+                <th scope="col">group</th>
                 <th scope="col">depth</th>
                 <th scope="col">head</th>
                 <th scope="col">head status</th>
@@ -137,7 +135,7 @@ function DeepestGroups() {
               {items.map((g) => (
                 <tr key={g.lockId}>
                   <td>
-                    <Link href={`/groups/${g.lockId}`}>{g.lockId}</Link>
+                    <GroupName lockId={g.lockId} groupKey={g.groupKey} />
                   </td>
                   <td>{formatCount(g.depth)}</td>
                   <td>
