@@ -11,7 +11,7 @@ import { assertHooksInstalled, atEndOfFile } from './running';
 import { launchTestApp } from './test-app';
 import { createTestDatabase, TestDatabase, TestDatabaseOptions } from './test-database';
 
-export { connect, sleep, terminateBackends } from './failure-helpers';
+export { backendPid, connect, sleep, terminateBackends, waitForLockWaiters } from './failure-helpers';
 export { freePort, startFixtureService, startServiceProcess } from './service-process';
 export { startBlackholeProxy } from './blackhole-proxy';
 export type { BlackholeProxy } from './blackhole-proxy';
