@@ -17,6 +17,8 @@ export { startBlackholeProxy } from './blackhole-proxy';
 export type { BlackholeProxy } from './blackhole-proxy';
 export { executionOverlaps, executionsPastDeadline, pairExecutions, readExecutions } from './execution-log';
 export type { Execution, ExecutionDeadline, ExecutionOverlap, LateExecution } from './execution-log';
+export { errorLogLines, PINO_ERROR_LEVEL } from './log-lines';
+export type { ErrorLogLine } from './log-lines';
 export { supervise } from './supervisor';
 export type { Supervisor } from './supervisor';
 export type { ServiceProcess, ServiceProcessOptions } from './service-process';
