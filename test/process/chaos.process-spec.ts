@@ -1,6 +1,22 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client } from 'pg';
 import { checkTrace, formatTraceReport } from '../../src/testing/trace-checker';
-import { BlackholeProxy, connect, ServiceProcess, sleep, startBlackholeProxy, startFixtureService, terminateBackends, withTestDatabase } from '../support';
+import {
+  backendPid,
+  BlackholeProxy,
+  connect,
+  executionOverlaps,
+  readExecutions,
+  ServiceProcess,
+  sleep,
+  startBlackholeProxy,
+  startFixtureService,
+  terminateBackends,
+  waitFor,
+  withTestDatabase,
+} from '../support';
 
 /**
  * Chaos: several worker processes while a driver SIGKILLs and restarts them,
@@ -18,6 +34,17 @@ import { BlackholeProxy, connect, ServiceProcess, sleep, startBlackholeProxy, st
  * that query sooner than the run time left, the handler was still running when
  * the process died, so the trace must record exactly that attempt as
  * `lease_expired`.
+ *
+ * The handlers (test.sleep) write an execution log, and the overlap check runs
+ * on it too: in the trace, a handler still running after its lease expired
+ * shows no overlap (the retry's row starts after the expired one ends); in the
+ * execution log it does. Seen to fail that way with self-fencing disabled
+ * (fenceExpiring returning at once, lease-keeper.service.ts): the blackholed
+ * worker's handlers ran on past their leases.
+ *
+ * Then the whole fleet is SIGKILLed at once with work running and started
+ * again: the time until that work drains is printed (recovery), and the test
+ * only bounds it generously (FLEET.limitMs).
  */
 const LONG = process.env.CHAOS_LONG === '1';
 const CFG = LONG
@@ -30,6 +57,11 @@ const LONG_MS = [300, 800];
 const KILL_MARGIN_MS = 200;
 /** How long the driver waits for a running long action before it kills a random process instead (ms). */
 const TARGET_WAIT_MS = 2_000;
+/**
+ * The whole-fleet SIGKILL after the chaos: `groups` groups of `perGroup` actions of
+ * `ms` each; the kill once at least `minRunning` run; `limitMs` to drain after the restart.
+ */
+const FLEET = { groups: 48, perGroup: 2, ms: 200, minRunning: 32, limitMs: 120_000 };
 
 const WORKER_ENV = {
   LOG_LEVEL: process.env.CHAOS_LOG_LEVEL ?? 'error',
@@ -43,7 +75,8 @@ const WORKER_ENV = {
   SHUTDOWN_TIMEOUT_MS: '3000',
 };
 
-const TYPES = ['instance.create', 'instance.update', 'instance.delete'];
+/** The fixture handler that sleeps `ms` (honouring its signal), fails its first `failAttempts` attempts and writes the execution log. */
+const WORK_TYPE = 'test.sleep';
 /** Poison actions: each blocks its instance's event loop for 5 s (capped at 2 attempts, policy skip). */
 const POISON_COUNT = Number(process.env.CHAOS_POISON ?? 4);
 const POISON_TYPE = 'test.busy';
@@ -64,6 +97,9 @@ describe('chaos: killed workers, cut connections', () => {
   const killedByDriver = new Set<ServiceProcess>();
   /** Processes that exited on their own (a poison action's watchdog stopped them). */
   let selfExits = 0;
+  /** When each worker process was seen to exit (pid → Date.now()): the end of its executions that logged none. */
+  const deaths = new Map<number, number>();
+  const execLog = join(mkdtempSync(join(tmpdir(), 'aq-chaos-')), 'exec.log');
   let stopping = false;
   /** Starts slot `slot` again (and again, if a poison action stops it while it starts). */
   const restartSlot = (slot: number): void => {
@@ -80,10 +116,11 @@ describe('chaos: killed workers, cut connections', () => {
   };
   const startWorker = (slot: number): { id: string; started: Promise<ServiceProcess> } => {
     const id = `chaos-w${slot}-${++incarnation}`;
-    const started = startFixtureService(slot === 0 ? proxy.url : db.url, { ...WORKER_ENV, WORKER_ID: id });
+    const started = startFixtureService(slot === 0 ? proxy.url : db.url, { ...WORKER_ENV, WORKER_ID: id, EXEC_LOG: execLog });
     started.then(
       (p) =>
         void p.exited.then(() => {
+          deaths.set(p.child.pid!, Date.now());
           if (killedByDriver.has(p) || stopping || procs[slot] !== p) return;
           selfExits++;
           procs[slot] = null;
@@ -125,7 +162,7 @@ describe('chaos: killed workers, cut connections', () => {
         const { rows } = await c.query<{ id: string; attempts: number; lease_owner: string; left_ms: number }>(
           `SELECT id, attempts, lease_owner, left_ms FROM (
            SELECT id::text, attempts, lease_owner,
-                  (payload->>'durationMs')::float8 - extract(epoch FROM clock_timestamp() - attempt_started_at) * 1000 AS left_ms
+                  (payload->>'ms')::float8 - extract(epoch FROM clock_timestamp() - attempt_started_at) * 1000 AS left_ms
            FROM actions
            WHERE status = 'running' AND lease_owner = ANY($1::text[]) AND attempts < max_attempts - 1) r
          WHERE left_ms >= $2::int
@@ -221,8 +258,8 @@ describe('chaos: killed workers, cut connections', () => {
           if (durationMs >= LONG_MS[0]) long++;
           items.push({
             lockId: 1 + Math.floor(Math.random() * CFG.groups),
-            type: TYPES[i % 3],
-            payload: JSON.stringify({ instanceId: i, durationMs, failAttempts }),
+            type: WORK_TYPE,
+            payload: JSON.stringify({ ms: durationMs, failAttempts }),
           });
         }
         // A multi-group statement locks its groups row by row: in lock id order
@@ -258,6 +295,47 @@ describe('chaos: killed workers, cut connections', () => {
         await driver;
       }
 
+      // The whole fleet SIGKILLed at once with work running, and started again at once.
+      let fleet: { interrupted: number; recoveryMs: number; restartMs: number } | null = null;
+      if (remaining === 0) {
+        const { rows: fleetRows } = await c.query<{ id: string }>(
+          `INSERT INTO actions (lock_id, type, payload, max_attempts)
+           SELECT 2000000 + g, $1, $2, 25 FROM generate_series(1, $3::int) g, generate_series(1, $4::int) n ORDER BY g, n RETURNING id::text`,
+          [WORK_TYPE, JSON.stringify({ ms: FLEET.ms }), FLEET.groups, FLEET.perGroup],
+        );
+        const fleetIds = fleetRows.map((r) => r.id);
+        const runningNow = async () =>
+          (await c.query<{ id: string }>(`SELECT id::text FROM actions WHERE id = ANY($1) AND status = 'running'`, [fleetIds])).rows.map((r) => r.id);
+        const fleetRunning = await waitFor(async () => {
+          const ids = await runningNow();
+          return ids.length >= FLEET.minRunning ? ids : null;
+        }, 30_000);
+        const victims = procs.splice(0, procs.length, ...procs.map(() => null));
+        for (const v of victims) if (v) killedByDriver.add(v);
+        await Promise.all(victims.map((v) => v?.kill()));
+        kills += victims.filter(Boolean).length;
+        const restartAt = Date.now();
+        await Promise.all(
+          procs.map(async (_, slot) => {
+            const w = startWorker(slot);
+            procs[slot] = await w.started;
+            workerIds[slot] = w.id;
+          }),
+        );
+        const upAt = Date.now();
+        await waitFor(
+          async () => (await c.query(`SELECT count(*)::int AS n FROM actions WHERE id = ANY($1) AND status <> 'done'`, [fleetIds])).rows[0].n === 0,
+          FLEET.limitMs,
+          100,
+        );
+        fleet = { interrupted: fleetRunning.length, restartMs: upAt - restartAt, recoveryMs: Date.now() - restartAt };
+        console.log(
+          `chaos: whole-fleet SIGKILL of ${victims.filter(Boolean).length} processes with ${fleetRunning.length} of ${fleetIds.length} actions running ` +
+            `(${FLEET.groups} groups x ${FLEET.perGroup}, ${FLEET.ms} ms each): restarted in ${fleet.restartMs} ms, ` +
+            `drained ${(fleet.recoveryMs / 1000).toFixed(1)} s after the restart began (LEASE_MS ${WORKER_ENV.LEASE_MS})`,
+        );
+      }
+
       // Every outcome counts as a held lease for the overlap check (the default).
       const report = await checkTrace(c, { expectDone: (a) => a.type !== POISON_TYPE });
       const runtimeS = (Date.now() - t0) / 1000;
@@ -286,7 +364,8 @@ describe('chaos: killed workers, cut connections', () => {
         console.log(`chaos: ${remaining} left: ${JSON.stringify(state)}`);
       }
       expect(remaining).toBe(0);
-      expect(report.actionCount).toBe(CFG.actions + POISON_COUNT);
+      expect(fleet).not.toBeNull();
+      expect(report.actionCount).toBe(CFG.actions + POISON_COUNT + FLEET.groups * FLEET.perGroup);
       // The poison failed after its own budget; no innocent action failed.
       const { rows: failed } = await c.query<{ id: string; type: string; charged_attempts: number }>(
         `SELECT id::text, type, charged_attempts FROM actions WHERE status = 'failed' ORDER BY id`,
@@ -298,6 +377,12 @@ describe('chaos: killed workers, cut connections', () => {
       expect(report.overlaps).toEqual([]);
       expect(report.orderViolations).toEqual([]);
       expect(report.ok ? 'ok' : formatTraceReport(report)).toBe('ok');
+      // What really ran, by the handlers' own log: no two executions of a group at once,
+      // including a handler still running after its lease expired (the trace cannot show that).
+      const executions = readExecutions(execLog, deaths);
+      expect(executions.length).toBeGreaterThanOrEqual(CFG.actions);
+      const realOverlaps = executionOverlaps(executions);
+      expect(realOverlaps.slice(0, 5)).toEqual([]);
       expect(kills).toBeGreaterThanOrEqual(LONG ? 20 : 5);
       expect(cut).toBeGreaterThan(0);
       // Every provably interrupted attempt ended as lease_expired of its killed
@@ -323,11 +408,6 @@ describe('chaos: killed workers, cut connections', () => {
         if (p) expect(await p.stop()).toBe(0);
       }
     },
-    CFG.limitMs + 120_000,
+    CFG.limitMs + FLEET.limitMs + 120_000,
   );
 });
-
-async function backendPid(c: Client): Promise<number> {
-  const { rows } = await c.query<{ pid: number }>(`SELECT pg_backend_pid() AS pid`);
-  return rows[0].pid;
-}
