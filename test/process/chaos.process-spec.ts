@@ -25,7 +25,8 @@ import {
  * actions that block their instance's event loop (its watchdog stops it) are
  * mixed into the workload. The trace must show every innocent action done
  * exactly once and none failed, no overlapping leases in a group, no order
- * violation, nothing lost. CHAOS_LONG=1 runs a bigger variant.
+ * violation, nothing lost. CHAOS_LONG=1 runs a bigger variant; CHAOS_ACTIONS=n
+ * a smaller one (a loaded machine).
  *
  * Kills provably interrupt running work: a share of the actions run long
  * (LONG_MS), and the driver picks as victim the process (known by its
@@ -49,7 +50,7 @@ import {
 const LONG = process.env.CHAOS_LONG === '1';
 const CFG = LONG
   ? { workers: 4, actions: 30_000, groups: 500, killEveryMs: [2_000, 3_000], enqueueEveryMs: 15_000, limitMs: 400_000 }
-  : { workers: 4, actions: 5_000, groups: 200, killEveryMs: [2_000, 3_000], enqueueEveryMs: 2_500, limitMs: 90_000 };
+  : { workers: 4, actions: Number(process.env.CHAOS_ACTIONS ?? 5_000), groups: 200, killEveryMs: [2_000, 3_000], enqueueEveryMs: 2_500, limitMs: 90_000 };
 /** Share of actions that run long, and their duration range (ms); the others take 0-20 ms. */
 const LONG_SHARE = 0.05;
 const LONG_MS = [300, 800];
@@ -100,6 +101,8 @@ describe('chaos: killed workers, cut connections', () => {
   /** When each worker process was seen to exit (pid → Date.now()): the end of its executions that logged none. */
   const deaths = new Map<number, number>();
   const execLog = join(mkdtempSync(join(tmpdir(), 'aq-chaos-')), 'exec.log');
+  /** Every start begun, so that afterAll also stops a process still starting (not yet in procs). */
+  const starts: Promise<ServiceProcess>[] = [];
   let stopping = false;
   /** Starts slot `slot` again (and again, if a poison action stops it while it starts). */
   const restartSlot = (slot: number): void => {
@@ -117,6 +120,7 @@ describe('chaos: killed workers, cut connections', () => {
   const startWorker = (slot: number): { id: string; started: Promise<ServiceProcess> } => {
     const id = `chaos-w${slot}-${++incarnation}`;
     const started = startFixtureService(slot === 0 ? proxy.url : db.url, { ...WORKER_ENV, WORKER_ID: id, EXEC_LOG: execLog });
+    starts.push(started);
     started.then(
       (p) =>
         void p.exited.then(() => {
@@ -135,7 +139,9 @@ describe('chaos: killed workers, cut connections', () => {
     proxy = await startBlackholeProxy(db.url);
   });
   afterAll(async () => {
+    stopping = true;
     for (const p of procs) await p?.kill().catch(() => undefined);
+    for (const started of await Promise.allSettled(starts)) if (started.status === 'fulfilled') await started.value.kill().catch(() => undefined);
     await proxy?.close();
     await c?.end().catch(() => undefined);
   });

@@ -19,6 +19,7 @@ export { executionOverlaps, executionsPastDeadline, pairExecutions, readExecutio
 export type { Execution, ExecutionDeadline, ExecutionOverlap, LateExecution } from './execution-log';
 export { errorLogLines, PINO_ERROR_LEVEL } from './log-lines';
 export type { ErrorLogLine } from './log-lines';
+export { metricSample } from './metrics-text';
 export { supervise } from './supervisor';
 export type { Supervisor } from './supervisor';
 export type { ServiceProcess, ServiceProcessOptions } from './service-process';
