@@ -12,11 +12,12 @@ import {
   ServiceProcess,
   sleep,
   startBlackholeProxy,
-  startFixtureService,
+  startServiceProcess,
   terminateBackends,
   waitFor,
   withTestDatabase,
 } from '../support';
+import { FIXTURE_SERVICE } from '../support/service-process';
 
 /**
  * Chaos: several worker processes while a driver SIGKILLs and restarts them,
@@ -62,7 +63,7 @@ const TARGET_WAIT_MS = 2_000;
  * The whole-fleet SIGKILL after the chaos: `groups` groups of `perGroup` actions of
  * `ms` each; the kill once at least `minRunning` run; `limitMs` to drain after the restart.
  */
-const FLEET = { groups: 48, perGroup: 2, ms: 200, minRunning: 32, limitMs: 120_000 };
+const FLEET = { groups: 24, perGroup: 2, ms: 1_000, minRunning: 16, limitMs: 120_000 };
 
 const WORKER_ENV = {
   LOG_LEVEL: process.env.CHAOS_LOG_LEVEL ?? 'error',
@@ -119,12 +120,27 @@ describe('chaos: killed workers, cut connections', () => {
   };
   const startWorker = (slot: number): { id: string; started: Promise<ServiceProcess> } => {
     const id = `chaos-w${slot}-${++incarnation}`;
-    const started = startFixtureService(slot === 0 ? proxy.url : db.url, { ...WORKER_ENV, WORKER_ID: id, EXEC_LOG: execLog });
+    const started = (async () => {
+      // Not startFixtureService: a process that dies before it is healthy (a poison action
+      // stops it) may already have run handlers, so its death is recorded from its spawn on.
+      const p = await startServiceProcess({
+        entry: FIXTURE_SERVICE,
+        env: { DEMO_HANDLERS: 'true', ...WORKER_ENV, WORKER_ID: id, EXEC_LOG: execLog, DATABASE_URL: slot === 0 ? proxy.url : db.url },
+        healthyWithinMs: 0,
+      });
+      void p.exited.then(() => deaths.set(p.child.pid!, Date.now()));
+      try {
+        await p.healthy(30_000);
+      } catch (error) {
+        await p.kill();
+        throw error;
+      }
+      return p;
+    })();
     starts.push(started);
     started.then(
       (p) =>
         void p.exited.then(() => {
-          deaths.set(p.child.pid!, Date.now());
           if (killedByDriver.has(p) || stopping || procs[slot] !== p) return;
           selfExits++;
           procs[slot] = null;
@@ -304,6 +320,15 @@ describe('chaos: killed workers, cut connections', () => {
       // The whole fleet SIGKILLed at once with work running, and started again at once.
       let fleet: { interrupted: number; recoveryMs: number; restartMs: number } | null = null;
       if (remaining === 0) {
+        // Every slot up first (a slot the driver was restarting when it stopped is empty).
+        await Promise.all(
+          procs.map(async (p, slot) => {
+            if (p) return;
+            const w = startWorker(slot);
+            procs[slot] = await w.started;
+            workerIds[slot] = w.id;
+          }),
+        );
         const { rows: fleetRows } = await c.query<{ id: string }>(
           `INSERT INTO actions (lock_id, type, payload, max_attempts)
            SELECT 2000000 + g, $1, $2, 25 FROM generate_series(1, $3::int) g, generate_series(1, $4::int) n ORDER BY g, n RETURNING id::text`,

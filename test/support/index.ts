@@ -20,6 +20,8 @@ export type { Execution, ExecutionDeadline, ExecutionOverlap, LateExecution } fr
 export { errorLogLines, PINO_ERROR_LEVEL } from './log-lines';
 export type { ErrorLogLine } from './log-lines';
 export { metricSample } from './metrics-text';
+export { startOwnPostgres } from './own-postgres';
+export type { OwnPostgres } from './own-postgres';
 export { supervise } from './supervisor';
 export type { Supervisor } from './supervisor';
 export type { ServiceProcess, ServiceProcessOptions } from './service-process';
