@@ -7,7 +7,7 @@
  *
  * @packageDocumentation
  */
-export { createTestDatabase } from './test-database';
+export { createTestDatabase, testDatabaseName } from './test-database';
 export type { TestDatabase } from './test-database';
 export { waitForActions } from './wait-for-actions';
 export type { ActionReader, WaitForActionsOptions } from './wait-for-actions';

@@ -15,9 +15,10 @@ const SKEW_MS = -10 * 60_000;
  * alive past several lease lengths, and stamps nothing with its own time.
  * The skew is real: the worker's own execution log reads 10 minutes behind.
  *
- * Seen to fail against a deliberately broken build: the claim statement's
- * lease computed from a timestamp the worker sends (`now()` replaced by
- * a `$n` parameter bound to `new Date()` in claim-actions.sql.ts).
+ * Seen to fail against a deliberately broken build: the heartbeat's lease
+ * computed from the worker's clock (`now()` in extend-leases.sql.ts replaced
+ * by a parameter bound to the worker's `new Date()`): 10 minutes behind, the
+ * heartbeat never extends the lease, and the action never finishes.
  */
 describe('a worker with a skewed clock in another time zone', () => {
   const db = withTestDatabase('clock_skew');

@@ -14,8 +14,8 @@ const DOWN_MS = LEASE_MS + 1_000;
  * each done once; while the database is away it answers 503, not 500.
  *
  * Seen to fail against a deliberately broken build: the claim loop stopping
- * for good on its first error (WorkerService's catch rethrowing), which leaves
- * the accepted actions pending after the restart.
+ * for good on its first error (WorkerService's catch pausing claims forever
+ * instead of retrying), which leaves the accepted actions pending.
  */
 describe('a PostgreSQL restart with accepted work in flight', () => {
   let pg: OwnPostgres | undefined;
