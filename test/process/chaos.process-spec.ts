@@ -40,9 +40,10 @@ import { FIXTURE_SERVICE } from '../support/service-process';
  * The handlers (test.sleep) write an execution log, and the overlap check runs
  * on it too: in the trace, a handler still running after its lease expired
  * shows no overlap (the retry's row starts after the expired one ends); in the
- * execution log it does. Seen to fail that way with self-fencing disabled
- * (fenceExpiring returning at once, lease-keeper.service.ts): the blackholed
- * worker's handlers ran on past their leases.
+ * execution log it does. The blackholed worker is cut off while it runs an
+ * action longer than a lease (CUT_OFF_LONG). Seen to fail that way with
+ * self-fencing disabled (fenceExpiring returning at once,
+ * lease-keeper.service.ts): the cut-off handler ran on beside its own retry.
  *
  * Then the whole fleet is SIGKILLed at once with work running and started
  * again: the time until that work drains is printed (recovery), and the test
@@ -82,8 +83,10 @@ const WORK_TYPE = 'test.sleep';
 /** Poison actions: each blocks its instance's event loop for 5 s (capped at 2 attempts, policy skip). */
 const POISON_COUNT = Number(process.env.CHAOS_POISON ?? 4);
 const POISON_TYPE = 'test.busy';
-/** How long the blackholed worker stays cut off (ms). */
-const BLACKHOLE_MS = 3_000;
+/** How long the blackholed worker stays cut off (ms): over twice LEASE_MS, so that its lost actions run elsewhere while it is still cut off. */
+const BLACKHOLE_MS = 5_000;
+/** Actions longer than a lease enqueued just before the blackhole, so that the cut-off worker runs one. */
+const CUT_OFF_LONG = { count: 8, ms: 20_000 };
 
 describe('chaos: killed workers, cut connections', () => {
   // Empty: the first worker process migrates it at start-up.
@@ -205,6 +208,9 @@ describe('chaos: killed workers, cut connections', () => {
       let kills = 0;
       let cut = 0;
       let blackholed = 0;
+      /** Whether worker 0 held a long action when it was cut off. */
+      let longWhenCut = false;
+      let cutOffLongs = 0;
       let stop = false;
       /** Attempts a kill provably interrupted mid-run. */
       const interrupted: { actionId: string; attempt: number; workerId: string }[] = [];
@@ -220,6 +226,23 @@ describe('chaos: killed workers, cut connections', () => {
             continue;
           }
           if (blackholed === 0 && process.env.CHAOS_NO_BLACKHOLE !== '1') {
+            // Cut worker 0 off while it runs an action longer than a lease: that handler must
+            // stop before its lease expires (self-fencing), or the execution log shows it
+            // running beside its own retry.
+            // Long on their first attempt only (`laterMs`), so a retry after the cut is short.
+            for (let round = 0; round < 4 && !longWhenCut; round++) {
+              await c.query(
+                `INSERT INTO actions (lock_id, type, payload, max_attempts) SELECT 3000000 + $3::int * $4::int + g, $1, $2, 25 FROM generate_series(1, $3::int) g`,
+                [WORK_TYPE, JSON.stringify({ ms: CUT_OFF_LONG.ms, laterMs: 50 }), CUT_OFF_LONG.count, round],
+              );
+              cutOffLongs += CUT_OFF_LONG.count;
+              longWhenCut = await waitFor(
+                async () =>
+                  procs[0] !== null &&
+                  (await c.query(`SELECT 1 FROM actions WHERE lock_id > 3000000 AND status = 'running' AND lease_owner = $1`, [workerIds[0]])).rows.length > 0,
+                5_000,
+              ).catch(() => false);
+            }
             proxy.blackhole();
             await sleep(BLACKHOLE_MS);
             proxy.restore();
@@ -394,9 +417,17 @@ describe('chaos: killed workers, cut connections', () => {
         );
         console.log(`chaos: ${remaining} left: ${JSON.stringify(state)}`);
       }
+      // Safety before liveness. What really ran, by the handlers' own log: no two executions
+      // of a group at once, including a handler still running after its lease expired (the
+      // trace cannot show that).
+      const executions = readExecutions(execLog, deaths);
+      expect(executions.length).toBeGreaterThanOrEqual(CFG.actions);
+      const realOverlaps = executionOverlaps(executions);
+      expect(realOverlaps.slice(0, 5)).toEqual([]);
       expect(remaining).toBe(0);
       expect(fleet).not.toBeNull();
-      expect(report.actionCount).toBe(CFG.actions + POISON_COUNT + FLEET.groups * FLEET.perGroup);
+      expect(report.actionCount).toBe(CFG.actions + POISON_COUNT + FLEET.groups * FLEET.perGroup + cutOffLongs);
+      expect(longWhenCut).toBe(blackholed === 1);
       // The poison failed after its own budget; no innocent action failed.
       const { rows: failed } = await c.query<{ id: string; type: string; charged_attempts: number }>(
         `SELECT id::text, type, charged_attempts FROM actions WHERE status = 'failed' ORDER BY id`,
@@ -408,12 +439,6 @@ describe('chaos: killed workers, cut connections', () => {
       expect(report.overlaps).toEqual([]);
       expect(report.orderViolations).toEqual([]);
       expect(report.ok ? 'ok' : formatTraceReport(report)).toBe('ok');
-      // What really ran, by the handlers' own log: no two executions of a group at once,
-      // including a handler still running after its lease expired (the trace cannot show that).
-      const executions = readExecutions(execLog, deaths);
-      expect(executions.length).toBeGreaterThanOrEqual(CFG.actions);
-      const realOverlaps = executionOverlaps(executions);
-      expect(realOverlaps.slice(0, 5)).toEqual([]);
       expect(kills).toBeGreaterThanOrEqual(LONG ? 20 : 5);
       expect(cut).toBeGreaterThan(0);
       // Every provably interrupted attempt ended as lease_expired of its killed
