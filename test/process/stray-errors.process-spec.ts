@@ -95,21 +95,6 @@ describe('stray errors and odd thrown values', () => {
       expect(svc.output()).toMatch(new RegExp(`Attempt 1 of action ${id} \\(type test\\.[a-z-]+, lock \\d+\\) ended: failed`));
   });
 
-  it('an error no handler can be blamed for: releases every running action at once, uncharged, and exits 1 (default policy)', async () => {
-    // Default lease (30 s): actions still running after the exit would show the release did not happen
-    // (seen to fail with the guard exiting at once without its release, stray-error.guard.ts).
-    svc = await startFixtureService(db.url, { LOG_LEVEL: 'warn', EXEC_LOG: execLog });
-    const ten = await Promise.all(Array.from({ length: 10 }, (_, i) => insert(600 + i, 'test.sleep', { ms: 60_000 })));
-    await waitFor(async () => (await rowsOf(ten)).every((r) => r.status === 'running'), 10_000);
-    svc.child.kill('SIGUSR2'); // the fixture service throws from outside any handler
-    expect(await svc.exited).toBe(1);
-    expect(svc.output()).toContain('outside any handler: unblamed error from the SIGUSR2 test hook');
-    // Released before the exit, not left to their leases: pending now, nothing charged.
-    expect((await rowsOf(ten)).map((r) => [r.status, r.attempts, r.charged_attempts])).toEqual(ten.map(() => ['pending', 1, 0]));
-    const outcomes = await c.query(`SELECT outcome, count(*)::int AS n FROM action_attempts WHERE action_id = ANY($1::bigint[]) GROUP BY outcome`, [ten]);
-    expect(outcomes.rows).toEqual([{ outcome: 'released', n: 10 }]);
-  });
-
   it('with STRAY_ERROR_POLICY=exit releases the innocent actions uncharged, charges the culprit and exits 1', async () => {
     svc = await startFixtureService(db.url, { LOG_LEVEL: 'warn', STRAY_ERROR_POLICY: 'exit', LEASE_MS: '3000', EXEC_LOG: execLog });
     const ten = await innocents(400);
@@ -120,6 +105,22 @@ describe('stray errors and odd thrown values', () => {
     const [culpritRow] = await rowsOf([culprit]);
     expect(culpritRow).toMatchObject({ status: 'pending', charged_attempts: 1 });
     expect(culpritRow.last_error).toContain('stray unhandled rejection');
+    const outcomes = await c.query(`SELECT outcome, count(*)::int AS n FROM action_attempts WHERE action_id = ANY($1::bigint[]) GROUP BY outcome`, [ten]);
+    expect(outcomes.rows).toEqual([{ outcome: 'released', n: 10 }]);
+  });
+
+  it('an error no handler can be blamed for: releases every running action at once, uncharged, and exits 1 (default policy)', async () => {
+    // Last in the file: the released actions stay behind, quarantined.
+    // Default lease (30 s): actions still running after the exit would show the release did not happen
+    // (seen to fail with the guard exiting at once without its release, stray-error.guard.ts).
+    svc = await startFixtureService(db.url, { LOG_LEVEL: 'warn', EXEC_LOG: execLog });
+    const ten = await Promise.all(Array.from({ length: 10 }, (_, i) => insert(600 + i, 'test.sleep', { ms: 60_000 })));
+    await waitFor(async () => (await rowsOf(ten)).every((r) => r.status === 'running'), 10_000);
+    svc.child.kill('SIGUSR2'); // the fixture service throws from outside any handler
+    expect(await svc.exited).toBe(1);
+    expect(svc.output()).toContain('outside any handler: unblamed error from the SIGUSR2 test hook');
+    // Released before the exit, not left to their leases: pending now, nothing charged.
+    expect((await rowsOf(ten)).map((r) => [r.status, r.attempts, r.charged_attempts])).toEqual(ten.map(() => ['pending', 1, 0]));
     const outcomes = await c.query(`SELECT outcome, count(*)::int AS n FROM action_attempts WHERE action_id = ANY($1::bigint[]) GROUP BY outcome`, [ten]);
     expect(outcomes.rows).toEqual([{ outcome: 'released', n: 10 }]);
   });
