@@ -1,5 +1,6 @@
 // @ts-check
 import eslint from '@eslint/js';
+import jest from 'eslint-plugin-jest';
 import tseslint from 'typescript-eslint';
 
 /**
@@ -30,7 +31,12 @@ export default tseslint.config(
   },
   {
     files: ['test/**/*.ts', '**/*.spec.ts'],
+    plugins: { jest },
     rules: {
+      // A focused test silently skips the rest of the suite; a disabled one silently drops its guarantee.
+      'jest/no-focused-tests': 'error',
+      'jest/no-disabled-tests': 'error',
+      'jest/no-identical-title': 'error',
       '@typescript-eslint/no-explicit-any': 'off',
       '@typescript-eslint/no-non-null-assertion': 'off',
     },

@@ -7,7 +7,7 @@
  *
  * @packageDocumentation
  */
-export { createTestDatabase } from './test-database';
+export { createTestDatabase, testDatabaseName } from './test-database';
 export type { TestDatabase } from './test-database';
 export { waitForActions } from './wait-for-actions';
 export type { ActionReader, WaitForActionsOptions } from './wait-for-actions';
@@ -23,5 +23,7 @@ export type {
   TraceOutcome,
   TraceReport,
 } from './trace-checker';
+export { executionOverlaps, executionsPastDeadline, logExecution, pairExecutions, readExecutions } from './execution-log';
+export type { Execution, ExecutionDeadline, ExecutionEvent, ExecutionOverlap, LateExecution } from './execution-log';
 export { freePort, startServiceProcess } from './service-process';
 export type { ServiceProcess, ServiceProcessOptions } from './service-process';

@@ -25,7 +25,7 @@ export interface TestDatabase {
  * @publicApi
  */
 export async function createTestDatabase(serverUrl: string, label = 'test'): Promise<TestDatabase> {
-  const name = `aq_test_${label.replace(/[^a-z0-9]/gi, '_').toLowerCase()}_${randomBytes(4).toString('hex')}`;
+  const name = testDatabaseName(label);
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   const admin = new Client({ connectionString: serverUrl });
@@ -48,4 +48,13 @@ export async function createTestDatabase(serverUrl: string, label = 'test'): Pro
       }
     },
   };
+}
+
+/**
+ * A new unique database name for a test, `aq_test_<label>_<8 hex digits>`
+ * (the label lower-cased, anything but letters and digits replaced by `_`).
+ * @publicApi
+ */
+export function testDatabaseName(label: string): string {
+  return `aq_test_${label.replace(/[^a-z0-9]/gi, '_').toLowerCase()}_${randomBytes(4).toString('hex')}`;
 }

@@ -5,15 +5,8 @@ import { QUEUE_STATS_COUNT_CAP, QUEUE_STATS_EXACT_MAX_BYTES } from '../../src/ac
 import { BLOCKED_GROUPS_SQL, DEEPEST_GROUPS_SQL, GROUP_TIMELINE_SQL } from '../../src/actions/sql/group-views.sql';
 import { QUEUE_STATS_SQL } from '../../src/actions/sql/queue-stats.sql';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { metricSample as sample, sleep } from '../support';
 import { startTestApp, waitFor } from '../support/test-app';
-
-/** The value of one sample of a Prometheus text exposition, or undefined. */
-function sample(text: string, name: string, labels = ''): number | undefined {
-  const line = text.split('\n').find((l) => l.startsWith(`${name}${labels ? `{${labels}}` : ''} `));
-  return line === undefined ? undefined : Number(line.split(' ').pop());
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('admin reads: the oldest due age (issue 9, B9)', () => {
   let db: TestDatabase;

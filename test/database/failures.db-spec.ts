@@ -1,4 +1,5 @@
 import { INestApplication, Module } from '@nestjs/common';
+import request from 'supertest';
 import { Client } from 'pg';
 import { ActionContext, ActionHandler, ActionHandlerHost, QueuedAction } from '../../src/handlers';
 import { LeaseLostError } from '../../src/queue/abort-reasons';
@@ -10,7 +11,7 @@ import { CLAIM_ACTIONS_SQL } from '../../src/queue/sql/claim-actions.sql';
 import { LeasedActionRow } from '../../src/queue/sql/leased-action.sql';
 import { WorkerSlots } from '../../src/queue/worker-slots';
 import { checkTrace } from '../../src/testing/trace-checker';
-import { connect, sleep, startTestApp, waitFor, withTestDatabase } from '../support';
+import { connect, metricSample, sleep, startTestApp, waitFor, withTestDatabase } from '../support';
 
 /** Shared state of the test-only stalling handler. */
 const stall = {
@@ -143,6 +144,9 @@ describe('failure paths in one process', () => {
     stall.gate.open();
     await waitFor(async () => finishes.length > 0, 5_000);
     expect(finishes).toEqual([{ actionId: id, attempt: 1, recorded: false }]);
+    // ...and counts it (seen to fail with WorkerMetrics.fencedCompletion's increment removed).
+    const metrics = await request(a.url).get('/metrics').expect(200);
+    expect(metricSample(metrics.text, 'actions_fenced_completions_total')).toBe(1);
     const after = await c.query(`SELECT status, attempts, result FROM actions WHERE id = $1`, [id]);
     expect(after.rows[0]).toMatchObject({ status: 'done', attempts: 2, result: { by: 'worker-D', attempt: 2 } });
     for (const app of apps.splice(0)) await app.close();

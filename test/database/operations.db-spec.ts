@@ -1,12 +1,6 @@
 import { Client } from 'pg';
 import request from 'supertest';
-import { createTestDatabase, startTestApp, waitFor, withTestApp } from '../support';
-
-/** The value of one sample of a Prometheus text exposition, or undefined. */
-function sample(text: string, name: string, labels = ''): number | undefined {
-  const line = text.split('\n').find((l) => l.startsWith(`${name}${labels ? `{${labels}}` : ''} `));
-  return line === undefined ? undefined : Number(line.split(' ').pop());
-}
+import { createTestDatabase, metricSample as sample, startTestApp, waitFor, withTestApp } from '../support';
 
 describe('operations: health, metrics and roles', () => {
   const t = withTestApp('ops', { env: { WORKER_CONCURRENCY: '4' } });

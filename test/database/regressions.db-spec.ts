@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import request from 'supertest';
-import { waitFor, withTestApp } from '../support';
+import { waitFor, waitForLockWaiters, withTestApp } from '../support';
 
 /** Regressions found by trying to break the service (each once answered wrongly). */
 describe('regressions from the break-it review', () => {
@@ -53,7 +53,10 @@ describe('regressions from the break-it review', () => {
     await holder.query('BEGIN');
     await holder.query('SELECT 1 FROM actions WHERE id = $1 FOR UPDATE', [created.body.id]);
     const both = Promise.all([request(url).post(`/actions/${created.body.id}/retry`), request(url).post(`/actions/${created.body.id}/retry`)]);
-    await new Promise((r) => setTimeout(r, 300));
+    // Both retries really race: each waits on the held row lock before it is let go (a sleep
+    // here let a loaded machine run them one after the other). Seen to fail (500 instead of
+    // 409) with the service's unique-violation → 409 mapping removed.
+    await waitForLockWaiters(db.name, 2);
     await holder.query('COMMIT');
     await holder.end();
     const codes = (await both).map((r) => r.status).sort();

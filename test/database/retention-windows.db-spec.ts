@@ -5,7 +5,7 @@ import { loadSettings } from '../../src/config/settings';
 import { RetentionService } from '../../src/retention/retention.service';
 import { DELETE_EMPTY_GROUPS_SQL, LOCK_EMPTY_GROUPS_SQL } from '../../src/retention/sql/delete-empty-groups.sql';
 import { checkTrace, formatTraceReport } from '../../src/testing/trace-checker';
-import { startTestApp, waitFor, withTestApp } from '../support';
+import { backendPid, startTestApp, waitFor, waitForLockWaiters, withTestApp } from '../support';
 
 /**
  * What retention must not forget (the idempotency window) and what it must not
@@ -158,8 +158,10 @@ describe('retention: idempotency window and empty groups', () => {
         const first = (await victimInsert).rows[0].id;
         // A second producer while the victim's transaction is still open: it
         // must queue behind the victim's group lock, not become a second head.
+        // Waited for, not slept: on a loaded machine a sleep let the victim commit first (no race).
+        const otherPid = await backendPid(other);
         const secondInsert = other.query<{ id: string }>(`INSERT INTO actions (lock_id, type) VALUES ($1, 'instance.create') RETURNING id::text`, [G]);
-        await new Promise((resolve) => setTimeout(resolve, 300));
+        await waitForLockWaiters(t.db.name, 1, [otherPid]);
         await victim.query('COMMIT');
         const second = (await secondInsert).rows[0].id;
 

@@ -1,6 +1,23 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client } from 'pg';
 import { checkTrace, formatTraceReport } from '../../src/testing/trace-checker';
-import { BlackholeProxy, connect, ServiceProcess, sleep, startBlackholeProxy, startFixtureService, terminateBackends, withTestDatabase } from '../support';
+import {
+  backendPid,
+  BlackholeProxy,
+  connect,
+  executionOverlaps,
+  readExecutions,
+  ServiceProcess,
+  sleep,
+  startBlackholeProxy,
+  startServiceProcess,
+  terminateBackends,
+  waitFor,
+  withTestDatabase,
+} from '../support';
+import { FIXTURE_SERVICE } from '../support/service-process';
 
 /**
  * Chaos: several worker processes while a driver SIGKILLs and restarts them,
@@ -9,7 +26,8 @@ import { BlackholeProxy, connect, ServiceProcess, sleep, startBlackholeProxy, st
  * actions that block their instance's event loop (its watchdog stops it) are
  * mixed into the workload. The trace must show every innocent action done
  * exactly once and none failed, no overlapping leases in a group, no order
- * violation, nothing lost. CHAOS_LONG=1 runs a bigger variant.
+ * violation, nothing lost. CHAOS_LONG=1 runs a bigger variant; CHAOS_ACTIONS=n
+ * a smaller one (a loaded machine).
  *
  * Kills provably interrupt running work: a share of the actions run long
  * (LONG_MS), and the driver picks as victim the process (known by its
@@ -18,11 +36,23 @@ import { BlackholeProxy, connect, ServiceProcess, sleep, startBlackholeProxy, st
  * that query sooner than the run time left, the handler was still running when
  * the process died, so the trace must record exactly that attempt as
  * `lease_expired`.
+ *
+ * The handlers (test.sleep) write an execution log, and the overlap check runs
+ * on it too: in the trace, a handler still running after its lease expired
+ * shows no overlap (the retry's row starts after the expired one ends); in the
+ * execution log it does. The blackholed worker is cut off while it runs an
+ * action longer than a lease (CUT_OFF_LONG). Seen to fail that way with
+ * self-fencing disabled (fenceExpiring returning at once,
+ * lease-keeper.service.ts): the cut-off handler ran on beside its own retry.
+ *
+ * Then the whole fleet is SIGKILLed at once with work running and started
+ * again: the time until that work drains is printed (recovery), and the test
+ * only bounds it generously (FLEET.limitMs).
  */
 const LONG = process.env.CHAOS_LONG === '1';
 const CFG = LONG
   ? { workers: 4, actions: 30_000, groups: 500, killEveryMs: [2_000, 3_000], enqueueEveryMs: 15_000, limitMs: 400_000 }
-  : { workers: 4, actions: 5_000, groups: 200, killEveryMs: [2_000, 3_000], enqueueEveryMs: 2_500, limitMs: 90_000 };
+  : { workers: 4, actions: Number(process.env.CHAOS_ACTIONS ?? 5_000), groups: 200, killEveryMs: [2_000, 3_000], enqueueEveryMs: 2_500, limitMs: 90_000 };
 /** Share of actions that run long, and their duration range (ms); the others take 0-20 ms. */
 const LONG_SHARE = 0.05;
 const LONG_MS = [300, 800];
@@ -30,6 +60,11 @@ const LONG_MS = [300, 800];
 const KILL_MARGIN_MS = 200;
 /** How long the driver waits for a running long action before it kills a random process instead (ms). */
 const TARGET_WAIT_MS = 2_000;
+/**
+ * The whole-fleet SIGKILL after the chaos: `groups` groups of `perGroup` actions of
+ * `ms` each; the kill once at least `minRunning` run; `limitMs` to drain after the restart.
+ */
+const FLEET = { groups: 24, perGroup: 2, ms: 1_000, minRunning: 16, limitMs: 120_000 };
 
 const WORKER_ENV = {
   LOG_LEVEL: process.env.CHAOS_LOG_LEVEL ?? 'error',
@@ -43,12 +78,15 @@ const WORKER_ENV = {
   SHUTDOWN_TIMEOUT_MS: '3000',
 };
 
-const TYPES = ['instance.create', 'instance.update', 'instance.delete'];
+/** The fixture handler that sleeps `ms` (honouring its signal), fails its first `failAttempts` attempts and writes the execution log. */
+const WORK_TYPE = 'test.sleep';
 /** Poison actions: each blocks its instance's event loop for 5 s (capped at 2 attempts, policy skip). */
 const POISON_COUNT = Number(process.env.CHAOS_POISON ?? 4);
 const POISON_TYPE = 'test.busy';
-/** How long the blackholed worker stays cut off (ms). */
-const BLACKHOLE_MS = 3_000;
+/** How long the blackholed worker stays cut off (ms): over twice LEASE_MS, so that its lost actions run elsewhere while it is still cut off. */
+const BLACKHOLE_MS = 5_000;
+/** Actions longer than a lease enqueued just before the blackhole, so that the cut-off worker runs one. */
+const CUT_OFF_LONG = { count: 8, ms: 20_000 };
 
 describe('chaos: killed workers, cut connections', () => {
   // Empty: the first worker process migrates it at start-up.
@@ -64,6 +102,11 @@ describe('chaos: killed workers, cut connections', () => {
   const killedByDriver = new Set<ServiceProcess>();
   /** Processes that exited on their own (a poison action's watchdog stopped them). */
   let selfExits = 0;
+  /** When each worker process was seen to exit (pid → Date.now()): the end of its executions that logged none. */
+  const deaths = new Map<number, number>();
+  const execLog = join(mkdtempSync(join(tmpdir(), 'aq-chaos-')), 'exec.log');
+  /** Every start begun, so that afterAll also stops a process still starting (not yet in procs). */
+  const starts: Promise<ServiceProcess>[] = [];
   let stopping = false;
   /** Starts slot `slot` again (and again, if a poison action stops it while it starts). */
   const restartSlot = (slot: number): void => {
@@ -80,7 +123,24 @@ describe('chaos: killed workers, cut connections', () => {
   };
   const startWorker = (slot: number): { id: string; started: Promise<ServiceProcess> } => {
     const id = `chaos-w${slot}-${++incarnation}`;
-    const started = startFixtureService(slot === 0 ? proxy.url : db.url, { ...WORKER_ENV, WORKER_ID: id });
+    const started = (async () => {
+      // Not startFixtureService: a process that dies before it is healthy (a poison action
+      // stops it) may already have run handlers, so its death is recorded from its spawn on.
+      const p = await startServiceProcess({
+        entry: FIXTURE_SERVICE,
+        env: { DEMO_HANDLERS: 'true', ...WORKER_ENV, WORKER_ID: id, EXEC_LOG: execLog, DATABASE_URL: slot === 0 ? proxy.url : db.url },
+        healthyWithinMs: 0,
+      });
+      void p.exited.then(() => deaths.set(p.child.pid!, Date.now()));
+      try {
+        await p.healthy(30_000);
+      } catch (error) {
+        await p.kill();
+        throw error;
+      }
+      return p;
+    })();
+    starts.push(started);
     started.then(
       (p) =>
         void p.exited.then(() => {
@@ -98,7 +158,9 @@ describe('chaos: killed workers, cut connections', () => {
     proxy = await startBlackholeProxy(db.url);
   });
   afterAll(async () => {
+    stopping = true;
     for (const p of procs) await p?.kill().catch(() => undefined);
+    for (const started of await Promise.allSettled(starts)) if (started.status === 'fulfilled') await started.value.kill().catch(() => undefined);
     await proxy?.close();
     await c?.end().catch(() => undefined);
   });
@@ -125,7 +187,7 @@ describe('chaos: killed workers, cut connections', () => {
         const { rows } = await c.query<{ id: string; attempts: number; lease_owner: string; left_ms: number }>(
           `SELECT id, attempts, lease_owner, left_ms FROM (
            SELECT id::text, attempts, lease_owner,
-                  (payload->>'durationMs')::float8 - extract(epoch FROM clock_timestamp() - attempt_started_at) * 1000 AS left_ms
+                  (payload->>'ms')::float8 - extract(epoch FROM clock_timestamp() - attempt_started_at) * 1000 AS left_ms
            FROM actions
            WHERE status = 'running' AND lease_owner = ANY($1::text[]) AND attempts < max_attempts - 1) r
          WHERE left_ms >= $2::int
@@ -146,6 +208,9 @@ describe('chaos: killed workers, cut connections', () => {
       let kills = 0;
       let cut = 0;
       let blackholed = 0;
+      /** Whether worker 0 held a long action when it was cut off. */
+      let longWhenCut = false;
+      let cutOffLongs = 0;
       let stop = false;
       /** Attempts a kill provably interrupted mid-run. */
       const interrupted: { actionId: string; attempt: number; workerId: string }[] = [];
@@ -161,6 +226,23 @@ describe('chaos: killed workers, cut connections', () => {
             continue;
           }
           if (blackholed === 0 && process.env.CHAOS_NO_BLACKHOLE !== '1') {
+            // Cut worker 0 off while it runs an action longer than a lease: that handler must
+            // stop before its lease expires (self-fencing), or the execution log shows it
+            // running beside its own retry.
+            // Long on their first attempt only (`laterMs`), so a retry after the cut is short.
+            for (let round = 0; round < 4 && !longWhenCut; round++) {
+              await c.query(
+                `INSERT INTO actions (lock_id, type, payload, max_attempts) SELECT 3000000 + $3::int * $4::int + g, $1, $2, 25 FROM generate_series(1, $3::int) g`,
+                [WORK_TYPE, JSON.stringify({ ms: CUT_OFF_LONG.ms, laterMs: 50 }), CUT_OFF_LONG.count, round],
+              );
+              cutOffLongs += CUT_OFF_LONG.count;
+              longWhenCut = await waitFor(
+                async () =>
+                  procs[0] !== null &&
+                  (await c.query(`SELECT 1 FROM actions WHERE lock_id > 3000000 AND status = 'running' AND lease_owner = $1`, [workerIds[0]])).rows.length > 0,
+                5_000,
+              ).catch(() => false);
+            }
             proxy.blackhole();
             await sleep(BLACKHOLE_MS);
             proxy.restore();
@@ -221,8 +303,8 @@ describe('chaos: killed workers, cut connections', () => {
           if (durationMs >= LONG_MS[0]) long++;
           items.push({
             lockId: 1 + Math.floor(Math.random() * CFG.groups),
-            type: TYPES[i % 3],
-            payload: JSON.stringify({ instanceId: i, durationMs, failAttempts }),
+            type: WORK_TYPE,
+            payload: JSON.stringify({ ms: durationMs, failAttempts }),
           });
         }
         // A multi-group statement locks its groups row by row: in lock id order
@@ -258,6 +340,56 @@ describe('chaos: killed workers, cut connections', () => {
         await driver;
       }
 
+      // The whole fleet SIGKILLed at once with work running, and started again at once.
+      let fleet: { interrupted: number; recoveryMs: number; restartMs: number } | null = null;
+      if (remaining === 0) {
+        // Every slot up first (a slot the driver was restarting when it stopped is empty).
+        await Promise.all(
+          procs.map(async (p, slot) => {
+            if (p) return;
+            const w = startWorker(slot);
+            procs[slot] = await w.started;
+            workerIds[slot] = w.id;
+          }),
+        );
+        const { rows: fleetRows } = await c.query<{ id: string }>(
+          `INSERT INTO actions (lock_id, type, payload, max_attempts)
+           SELECT 2000000 + g, $1, $2, 25 FROM generate_series(1, $3::int) g, generate_series(1, $4::int) n ORDER BY g, n RETURNING id::text`,
+          [WORK_TYPE, JSON.stringify({ ms: FLEET.ms }), FLEET.groups, FLEET.perGroup],
+        );
+        const fleetIds = fleetRows.map((r) => r.id);
+        const runningNow = async () =>
+          (await c.query<{ id: string }>(`SELECT id::text FROM actions WHERE id = ANY($1) AND status = 'running'`, [fleetIds])).rows.map((r) => r.id);
+        const fleetRunning = await waitFor(async () => {
+          const ids = await runningNow();
+          return ids.length >= FLEET.minRunning ? ids : null;
+        }, 30_000);
+        const victims = procs.splice(0, procs.length, ...procs.map(() => null));
+        for (const v of victims) if (v) killedByDriver.add(v);
+        await Promise.all(victims.map((v) => v?.kill()));
+        kills += victims.filter(Boolean).length;
+        const restartAt = Date.now();
+        await Promise.all(
+          procs.map(async (_, slot) => {
+            const w = startWorker(slot);
+            procs[slot] = await w.started;
+            workerIds[slot] = w.id;
+          }),
+        );
+        const upAt = Date.now();
+        await waitFor(
+          async () => (await c.query(`SELECT count(*)::int AS n FROM actions WHERE id = ANY($1) AND status <> 'done'`, [fleetIds])).rows[0].n === 0,
+          FLEET.limitMs,
+          100,
+        );
+        fleet = { interrupted: fleetRunning.length, restartMs: upAt - restartAt, recoveryMs: Date.now() - restartAt };
+        console.log(
+          `chaos: whole-fleet SIGKILL of ${victims.filter(Boolean).length} processes with ${fleetRunning.length} of ${fleetIds.length} actions running ` +
+            `(${FLEET.groups} groups x ${FLEET.perGroup}, ${FLEET.ms} ms each): restarted in ${fleet.restartMs} ms, ` +
+            `drained ${(fleet.recoveryMs / 1000).toFixed(1)} s after the restart began (LEASE_MS ${WORKER_ENV.LEASE_MS})`,
+        );
+      }
+
       // Every outcome counts as a held lease for the overlap check (the default).
       const report = await checkTrace(c, { expectDone: (a) => a.type !== POISON_TYPE });
       const runtimeS = (Date.now() - t0) / 1000;
@@ -285,8 +417,17 @@ describe('chaos: killed workers, cut connections', () => {
         );
         console.log(`chaos: ${remaining} left: ${JSON.stringify(state)}`);
       }
+      // Safety before liveness. What really ran, by the handlers' own log: no two executions
+      // of a group at once, including a handler still running after its lease expired (the
+      // trace cannot show that).
+      const executions = readExecutions(execLog, deaths);
+      expect(executions.length).toBeGreaterThanOrEqual(CFG.actions);
+      const realOverlaps = executionOverlaps(executions);
+      expect(realOverlaps.slice(0, 5)).toEqual([]);
       expect(remaining).toBe(0);
-      expect(report.actionCount).toBe(CFG.actions + POISON_COUNT);
+      expect(fleet).not.toBeNull();
+      expect(report.actionCount).toBe(CFG.actions + POISON_COUNT + FLEET.groups * FLEET.perGroup + cutOffLongs);
+      expect(longWhenCut).toBe(blackholed === 1);
       // The poison failed after its own budget; no innocent action failed.
       const { rows: failed } = await c.query<{ id: string; type: string; charged_attempts: number }>(
         `SELECT id::text, type, charged_attempts FROM actions WHERE status = 'failed' ORDER BY id`,
@@ -298,11 +439,13 @@ describe('chaos: killed workers, cut connections', () => {
       expect(report.overlaps).toEqual([]);
       expect(report.orderViolations).toEqual([]);
       expect(report.ok ? 'ok' : formatTraceReport(report)).toBe('ok');
-      expect(kills).toBeGreaterThanOrEqual(LONG ? 20 : 5);
+      // The kill counts are calibrated for the full runs; a smaller CHAOS_ACTIONS run drains before many kills.
+      const full = LONG || CFG.actions >= 5_000;
+      expect(kills).toBeGreaterThanOrEqual(LONG ? 20 : full ? 5 : 1);
       expect(cut).toBeGreaterThan(0);
       // Every provably interrupted attempt ended as lease_expired of its killed
       // owner (one trace row each), so kills did repeat executions.
-      expect(interrupted.length).toBeGreaterThanOrEqual(LONG ? 5 : 3);
+      expect(interrupted.length).toBeGreaterThanOrEqual(LONG ? 5 : full ? 3 : 0);
       expect(interruptedTrace.map((t) => `${t.action_id}#${t.attempt} ${t.worker_id} ${t.outcome}`)).toEqual(
         interrupted
           .map((k) => ({ ...k, id: BigInt(k.actionId) }))
@@ -323,11 +466,6 @@ describe('chaos: killed workers, cut connections', () => {
         if (p) expect(await p.stop()).toBe(0);
       }
     },
-    CFG.limitMs + 120_000,
+    CFG.limitMs + FLEET.limitMs + 120_000,
   );
 });
-
-async function backendPid(c: Client): Promise<number> {
-  const { rows } = await c.query<{ pid: number }>(`SELECT pg_backend_pid() AS pid`);
-  return rows[0].pid;
-}

@@ -108,4 +108,20 @@ describe('stray errors and odd thrown values', () => {
     const outcomes = await c.query(`SELECT outcome, count(*)::int AS n FROM action_attempts WHERE action_id = ANY($1::bigint[]) GROUP BY outcome`, [ten]);
     expect(outcomes.rows).toEqual([{ outcome: 'released', n: 10 }]);
   });
+
+  it('an error no handler can be blamed for: releases every running action at once, uncharged, and exits 1 (default policy)', async () => {
+    // Last in the file: the released actions stay behind, quarantined.
+    // Default lease (30 s): actions still running after the exit would show the release did not happen
+    // (seen to fail with the guard exiting at once without its release, stray-error.guard.ts).
+    svc = await startFixtureService(db.url, { LOG_LEVEL: 'warn', EXEC_LOG: execLog });
+    const ten = await Promise.all(Array.from({ length: 10 }, (_, i) => insert(600 + i, 'test.sleep', { ms: 60_000 })));
+    await waitFor(async () => (await rowsOf(ten)).every((r) => r.status === 'running'), 10_000);
+    svc.child.kill('SIGUSR2'); // the fixture service throws from outside any handler
+    expect(await svc.exited).toBe(1);
+    expect(svc.output()).toContain('outside any handler: unblamed error from the SIGUSR2 test hook');
+    // Released before the exit, not left to their leases: pending now, nothing charged.
+    expect((await rowsOf(ten)).map((r) => [r.status, r.attempts, r.charged_attempts])).toEqual(ten.map(() => ['pending', 1, 0]));
+    const outcomes = await c.query(`SELECT outcome, count(*)::int AS n FROM action_attempts WHERE action_id = ANY($1::bigint[]) GROUP BY outcome`, [ten]);
+    expect(outcomes.rows).toEqual([{ outcome: 'released', n: 10 }]);
+  });
 });

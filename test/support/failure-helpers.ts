@@ -29,3 +29,36 @@ export async function terminateBackends(dbName: string, filter = `true`): Promis
     await c.end();
   }
 }
+
+/**
+ * Waits until at least `count` backends of database `dbName` wait on a
+ * heavyweight lock (`pg_stat_activity.wait_event_type = 'Lock'`): the
+ * condition a race test needs before it lets the lock holder go, instead of a
+ * sleep that a loaded machine turns into no race at all.
+ *
+ * @param pids only these backends (e.g. `[await backendPid(client)]`); default: any backend of the database.
+ * @param timeoutMs how long to wait (ms) before throwing.
+ */
+export async function waitForLockWaiters(dbName: string, count = 1, pids?: number[], timeoutMs = 10_000): Promise<void> {
+  const c = await connect(TEST_SERVER_URL);
+  try {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const { rows } = await c.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND wait_event_type = 'Lock' AND ($2::int[] IS NULL OR pid = ANY($2::int[]))`,
+        [dbName, pids ?? null],
+      );
+      if (rows[0].n >= count) return;
+      if (Date.now() > deadline) throw new Error(`waitForLockWaiters: ${rows[0].n} of ${count} backends of ${dbName} waiting on a lock after ${timeoutMs} ms`);
+      await sleep(10);
+    }
+  } finally {
+    await c.end();
+  }
+}
+
+/** The server process id of a connected client's backend (for `waitForLockWaiters`, `pg_terminate_backend`). */
+export async function backendPid(client: Client): Promise<number> {
+  const { rows } = await client.query<{ pid: number }>(`SELECT pg_backend_pid() AS pid`);
+  return rows[0].pid;
+}

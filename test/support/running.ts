@@ -5,6 +5,8 @@
  * `setup-after-env.ts` registers the hooks that read it.
  */
 
+import { childPids, listeningServers, stopUntracked } from './untracked-leaks';
+
 /** An app or service process started by a support helper. */
 interface Started {
   /** What it is, for the failure message (`app on http://…`, `service process 123 on http://…`). */
@@ -60,6 +62,11 @@ async function stopLeft(select: (s: Started) => boolean, where: string): Promise
 /** Hooks for `setup-after-env.ts`; called once per test file, at its root level. */
 export function installLeakCheck(): void {
   hooksInstalled = true;
+  let atStart = { pids: [] as number[], servers: 0 };
+  beforeAll(() => {
+    // The first root-level hook of the file: what runs before any of its own hooks.
+    atStart = { pids: childPids(), servers: listeningServers() };
+  });
   beforeEach(() => {
     currentTest = expect.getState().currentTestName ?? '(unnamed test)';
   });
@@ -74,7 +81,10 @@ export function installLeakCheck(): void {
     const message = await stopLeft(() => true, 'This test file');
     const errors: unknown[] = [];
     for (const teardown of fileTeardowns.splice(0).reverse()) await teardown().catch((error: unknown) => errors.push(error));
+    // Then what no helper tracked: child processes spawned directly, servers never closed.
+    const untracked = stopUntracked(atStart, 'This test file');
     if (message) throw new Error(message);
     if (errors.length > 0) throw errors[0];
+    if (untracked) throw new Error(untracked);
   });
 }

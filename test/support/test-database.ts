@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
+import { testDatabaseName } from '../../src/testing/test-database';
 
 /** Server the tests use; CI has PostgreSQL on 127.0.0.1:5432 with trust auth. */
 export const TEST_SERVER_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -106,7 +107,7 @@ export async function dropDatabase(name: string): Promise<void> {
  * try { … db.url … } finally { await db.drop(); }
  */
 export async function createTestDatabase(label: string, options: TestDatabaseOptions = {}): Promise<TestDatabase> {
-  const name = `aq_test_${label.replace(/[^a-z0-9]/gi, '_').toLowerCase()}_${randomBytes(4).toString('hex')}`;
+  const name = testDatabaseName(label);
   const migrated = options.migrated ?? true;
   const template = migrated ? process.env[TEMPLATE_DATABASE_ENV] : undefined;
   await onServer(async (admin) => {
