@@ -3,6 +3,7 @@ import { ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/sw
 import { HealthCheck, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { DataSource } from 'typeorm';
 import { QUEUE_DATA_SOURCE } from '../database/queue-data-source.token';
+import { DatabaseWritableHealthIndicator } from './database-writable.health';
 import { MigrationsHealthIndicator } from './migrations.health';
 import { WorkerHealthIndicator } from './worker.health';
 
@@ -23,6 +24,7 @@ export class HealthController {
     private readonly db: TypeOrmHealthIndicator,
     private readonly worker: WorkerHealthIndicator,
     private readonly migrations: MigrationsHealthIndicator,
+    private readonly writable: DatabaseWritableHealthIndicator,
     @Inject(QUEUE_DATA_SOURCE) private readonly dataSource: DataSource,
   ) {}
 
@@ -39,12 +41,12 @@ export class HealthController {
     return this.health.check([() => this.ping(), () => this.worker.isAlive('worker')]);
   }
 
-  /** Readiness: the database answers and every migration is applied. */
+  /** Readiness: the database answers and accepts writes, and every migration is applied. */
   @Get('ready')
   @HealthCheck()
-  @ApiOperation({ summary: 'Readiness: database ping and migrations applied' })
+  @ApiOperation({ summary: 'Readiness: database ping, database writable, migrations applied' })
   @ApiServiceUnavailableResponse({ description: 'Not ready; the body names the failing part' })
   ready() {
-    return this.health.check([() => this.ping(), () => this.migrations.isApplied('migrations')]);
+    return this.health.check([() => this.ping(), () => this.writable.isWritable('writable'), () => this.migrations.isApplied('migrations')]);
   }
 }
