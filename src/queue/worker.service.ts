@@ -67,6 +67,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     this.started = true;
     this.pollTimer = setInterval(() => this.onPoll(), this.settings.WORKER_POLL_INTERVAL_MS);
     this.listener.start(() => this.requestClaim('wake'));
+    this.slots.onSlotFreed(() => this.requestClaim('slot'));
     this.logger.log(`Worker started: concurrency ${this.settings.WORKER_CONCURRENCY}, lease ${this.settings.LEASE_MS} ms`);
     this.onPoll();
   }

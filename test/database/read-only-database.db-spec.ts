@@ -16,14 +16,19 @@ describe('a read-only database window', () => {
   const setReadOnly = async (on: boolean) => {
     const admin = await connect(TEST_SERVER_URL);
     try {
-      await admin.query(on ? `ALTER DATABASE "${t.db.name}" SET default_transaction_read_only = on` : `ALTER DATABASE "${t.db.name}" RESET default_transaction_read_only`);
+      await admin.query(
+        on ? `ALTER DATABASE "${t.db.name}" SET default_transaction_read_only = on` : `ALTER DATABASE "${t.db.name}" RESET default_transaction_read_only`,
+      );
     } finally {
       await admin.end();
     }
     // As in a failover: the sessions opened before the switch are cut.
     await terminateBackends(t.db.name);
   };
-  const enqueue = () => request(t.url).post('/actions').send({ type: 'instance.create', lockId: '17', payload: { durationMs: 0 } });
+  const enqueue = () =>
+    request(t.url)
+      .post('/actions')
+      .send({ type: 'instance.create', lockId: '17', payload: { durationMs: 0 } });
 
   afterAll(async () => {
     const admin = await connect(TEST_SERVER_URL);
