@@ -66,7 +66,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     if (!this.settings.WORKER_ENABLED) return;
     this.started = true;
     this.pollTimer = setInterval(() => this.onPoll(), this.settings.WORKER_POLL_INTERVAL_MS);
-    this.listener.start(() => this.requestClaim('wake'));
+    this.listener.start({ onWake: () => this.requestClaim('wake'), onCancelRequested: (actionId) => this.leases.cancelRequested(actionId) });
     this.slots.onSlotFreed(() => this.requestClaim('slot'));
     this.logger.log(`Worker started: concurrency ${this.settings.WORKER_CONCURRENCY}, lease ${this.settings.LEASE_MS} ms`);
     this.onPoll();

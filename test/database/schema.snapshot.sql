@@ -143,6 +143,17 @@ AS $function$
 $function$
 ;
 
+CREATE OR REPLACE FUNCTION public.aq_actions_after_cancel_request()
+ RETURNS trigger
+ LANGUAGE plpgsql
+ SET search_path TO '$user', 'public'
+AS $function$
+BEGIN
+  PERFORM pg_notify('actions_cancel', NEW.id::text);
+  RETURN NULL;
+END $function$
+;
+
 CREATE OR REPLACE FUNCTION public.aq_actions_after_insert_head()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -729,6 +740,8 @@ CREATE OR REPLACE FUNCTION public.aq_wake_workers()
  LANGUAGE sql
 AS $function$ SELECT pg_notify('actions_ready', '') $function$
 ;
+
+CREATE TRIGGER actions_after_cancel_request AFTER UPDATE OF cancel_requested_at ON public.actions FOR EACH ROW WHEN (((new.status = 'running'::text) AND (new.cancel_requested_at IS NOT NULL) AND (old.cancel_requested_at IS NULL))) EXECUTE FUNCTION aq_actions_after_cancel_request();
 
 CREATE TRIGGER actions_after_delete_release AFTER DELETE ON public.actions REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION aq_actions_after_release();
 
