@@ -143,6 +143,20 @@ AS $function$
 $function$
 ;
 
+CREATE OR REPLACE FUNCTION public.aq_action_attempts_before_insert_cancelled()
+ RETURNS trigger
+ LANGUAGE plpgsql
+ SET search_path TO '$user', 'public'
+AS $function$
+BEGIN
+  IF EXISTS (SELECT 1 FROM actions AS a WHERE a.id = NEW.action_id AND a.cancel_requested_at IS NOT NULL) THEN
+    NEW.outcome := 'cancelled';
+    NEW.error := 'cancelled: the handler did not stop; its lease expired';
+  END IF;
+  RETURN NEW;
+END $function$
+;
+
 CREATE OR REPLACE FUNCTION public.aq_actions_after_cancel_request()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -740,6 +754,8 @@ CREATE OR REPLACE FUNCTION public.aq_wake_workers()
  LANGUAGE sql
 AS $function$ SELECT pg_notify('actions_ready', '') $function$
 ;
+
+CREATE TRIGGER action_attempts_before_insert_cancelled BEFORE INSERT ON public.action_attempts FOR EACH ROW WHEN ((new.outcome = 'lease_expired'::text)) EXECUTE FUNCTION aq_action_attempts_before_insert_cancelled();
 
 CREATE TRIGGER actions_after_cancel_request AFTER UPDATE OF cancel_requested_at ON public.actions FOR EACH ROW WHEN (((new.status = 'running'::text) AND (new.cancel_requested_at IS NOT NULL) AND (old.cancel_requested_at IS NULL))) EXECUTE FUNCTION aq_actions_after_cancel_request();
 
