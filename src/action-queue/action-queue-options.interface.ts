@@ -50,6 +50,11 @@ export interface ActionQueueModuleOptions {
     shutdownTimeoutMs?: number;
     /** Identifies this process in leases and the trace, 1..200 characters. Default `<host>-<pid>-<random>`. */
     id?: string;
+    /**
+     * Share of `concurrency` (per cent, 1..100) that handlers ignoring their abort
+     * signal may hold before the health routes answer 503 (one slot per action). Default 25.
+     */
+    stuckSlotsMaxPercent?: number;
   };
 
   /** Leases: how long a claimed action stays with this worker without a heartbeat. */

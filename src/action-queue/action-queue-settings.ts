@@ -22,6 +22,7 @@ const OPTION_SETTINGS: { option: string; setting: keyof Settings; read: (o: Acti
   { option: 'worker.pollIntervalMs', setting: 'WORKER_POLL_INTERVAL_MS', read: (o) => o.worker?.pollIntervalMs },
   { option: 'worker.shutdownTimeoutMs', setting: 'SHUTDOWN_TIMEOUT_MS', read: (o) => o.worker?.shutdownTimeoutMs },
   { option: 'worker.id', setting: 'WORKER_ID', read: (o) => o.worker?.id },
+  { option: 'worker.stuckSlotsMaxPercent', setting: 'STUCK_SLOTS_MAX_PERCENT', read: (o) => o.worker?.stuckSlotsMaxPercent },
   { option: 'lease.durationMs', setting: 'LEASE_MS', read: (o) => o.lease?.durationMs },
   { option: 'lease.reaperIntervalMs', setting: 'REAPER_INTERVAL_MS', read: (o) => o.lease?.reaperIntervalMs },
   { option: 'retry.maxAttempts', setting: 'DEFAULT_MAX_ATTEMPTS', read: (o) => o.retry?.maxAttempts },

@@ -125,6 +125,21 @@ export class Settings {
   @Max(1000)
   WORKER_CONCURRENCY = 16;
 
+  /**
+   * Share of WORKER_CONCURRENCY (per cent) that handlers which ignored their
+   * abort signal (timeout, lost lease) may hold before the instance reports
+   * lost capacity: from max(1, ceil(WORKER_CONCURRENCY × this / 100)) stuck
+   * slots on, `/health/ready` and `/health` answer 503 (the orchestrator stops
+   * routing to it and restarts it, which frees the slots). An action holds at
+   * most one slot however many of its attempts are stuck. 100: only when every
+   * slot is stuck.
+   */
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  STUCK_SLOTS_MAX_PERCENT = 25;
+
   /** Safety-net poll interval (ms); LISTEN/NOTIFY wakes workers sooner. */
   @Transform(toInteger)
   @IsInt()

@@ -3,6 +3,7 @@ import { ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/sw
 import { HealthCheck, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { DataSource } from 'typeorm';
 import { QUEUE_DATA_SOURCE } from '../database/queue-data-source.token';
+import { DatabaseWritableHealthIndicator } from './database-writable.health';
 import { MigrationsHealthIndicator } from './migrations.health';
 import { WorkerHealthIndicator } from './worker.health';
 
@@ -23,6 +24,7 @@ export class HealthController {
     private readonly db: TypeOrmHealthIndicator,
     private readonly worker: WorkerHealthIndicator,
     private readonly migrations: MigrationsHealthIndicator,
+    private readonly writable: DatabaseWritableHealthIndicator,
     @Inject(QUEUE_DATA_SOURCE) private readonly dataSource: DataSource,
   ) {}
 
@@ -30,21 +32,26 @@ export class HealthController {
     return this.db.pingCheck('database', { connection: this.dataSource, timeout: PING_TIMEOUT_MS });
   }
 
-  /** Liveness: the database answers a ping within 2 s and the worker loop ticked recently. */
+  /** Liveness: the database answers a ping within 2 s, the worker loop ticked recently and stuck handlers hold fewer slots than their limit. */
   @Get()
   @HealthCheck()
-  @ApiOperation({ summary: 'Liveness: database ping and worker loop' })
+  @ApiOperation({ summary: 'Liveness: database ping, worker loop, stuck slots' })
   @ApiServiceUnavailableResponse({ description: 'The database or the worker loop is down; the body names it' })
   live() {
     return this.health.check([() => this.ping(), () => this.worker.isAlive('worker')]);
   }
 
-  /** Readiness: the database answers and every migration is applied. */
+  /** Readiness: the database answers and accepts writes, every migration is applied, and stuck handlers hold fewer slots than their limit. */
   @Get('ready')
   @HealthCheck()
-  @ApiOperation({ summary: 'Readiness: database ping and migrations applied' })
+  @ApiOperation({ summary: 'Readiness: database ping, database writable, migrations applied, worker capacity' })
   @ApiServiceUnavailableResponse({ description: 'Not ready; the body names the failing part' })
   ready() {
-    return this.health.check([() => this.ping(), () => this.migrations.isApplied('migrations')]);
+    return this.health.check([
+      () => this.ping(),
+      () => this.writable.isWritable('writable'),
+      () => this.migrations.isApplied('migrations'),
+      () => this.worker.hasCapacity('worker'),
+    ]);
   }
 }

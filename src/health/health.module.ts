@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
 import { QueueModule } from '../queue/queue.module';
+import { DatabaseWritableHealthIndicator } from './database-writable.health';
 import { HealthController } from './health.controller';
 import { MigrationsHealthIndicator } from './migrations.health';
 import { WorkerHealthIndicator } from './worker.health';
@@ -9,6 +10,6 @@ import { WorkerHealthIndicator } from './worker.health';
 @Module({
   imports: [TerminusModule.forRoot({ errorLogStyle: 'json' }), QueueModule],
   controllers: [HealthController],
-  providers: [WorkerHealthIndicator, MigrationsHealthIndicator],
+  providers: [WorkerHealthIndicator, MigrationsHealthIndicator, DatabaseWritableHealthIndicator],
 })
 export class HealthModule {}

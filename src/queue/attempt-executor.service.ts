@@ -70,6 +70,7 @@ export class AttemptExecutor {
     const lease: HeldLease = { actionId: row.id, attempt: row.attempts, deadline: leasedAt + timing.leaseMs, handlerStop: new HandlerStop(), ended: false };
     this.leases.track(lease);
     this.metrics.claimed(row.type);
+    this.slots.handlerStarting(row.id);
     const startedAt = performance.now();
     // (A claim answered so late that the lease could expire soon is aborted by the LeaseKeeper's next fence check.)
     const run = await this.runner.run(row, lease.handlerStop, startWhen);
@@ -79,9 +80,11 @@ export class AttemptExecutor {
     if (run.end && run.end.outcome !== 'done' && run.end.kind !== 'released') this.logFailure(row, run.end.kind, run.end.error, run.end.delayMs);
     if (!run.settledAtEnd) this.watchStuck(row, run.settled, run.end?.outcome ?? 'aborted');
     let result: FinishResult = { recorded: false, next: [], sentAt: monotonicNow() };
-    if (run.end) result = await this.finisher.finish({ actionId: row.id, attempt: row.attempts, end: run.end }, run.settledAtEnd, () => lease.deadline);
+    // Its slot frees with it only when no earlier (stuck) handler of the action shares it.
+    const freesSlot = run.settledAtEnd && this.slots.freesSlotWhenSettled(row.id);
+    if (run.end) result = await this.finisher.finish({ actionId: row.id, attempt: row.attempts, end: run.end }, freesSlot, () => lease.deadline);
     this.leases.untrack(lease);
-    if (run.settledAtEnd) this.slots.vacate();
+    if (run.settledAtEnd) this.slots.handlerSettled(row.id);
     if (run.end && !result.recorded) {
       this.metrics.fenced();
       this.logger.warn(`Discarded the ${run.end.kind} outcome of action ${row.id} attempt ${row.attempts}: the lease was lost (another attempt owns it now)`);
@@ -95,18 +98,18 @@ export class AttemptExecutor {
     this.logger.warn(`Attempt ${row.attempts} of action ${row.id} (type ${row.type}, lock ${row.lock_id ?? '-'}) ended: ${next}: ${error ?? 'no message'}`);
   }
 
-  /** A handler that did not return when its attempt ended keeps its slot until it does; counted, and logged once each way. */
+  /** A handler that did not return when its attempt ended keeps its action's slot until it does; counted, and logged once each way. */
   private watchStuck(row: LeasedActionRow, settled: Promise<void>, why: string): void {
     const since = monotonicNow();
-    this.slots.markStuck(1);
+    this.slots.markStuck(row.id, 1);
     this.metrics.stuckHandlers(this.slots.stuck);
     this.logger.warn(
       `Handler of action ${row.id} (type ${row.type}, attempt ${row.attempts}) ignored its abort signal (${why}) and is still running; its slot stays taken until it returns, and its result will be discarded`,
     );
     void settled.then(() => {
-      this.slots.markStuck(-1);
+      this.slots.markStuck(row.id, -1);
       this.metrics.stuckHandlers(this.slots.stuck);
-      this.slots.vacate();
+      this.slots.handlerSettled(row.id);
       this.logger.warn(
         `Handler of action ${row.id} attempt ${row.attempts} returned ${Math.round(monotonicNow() - since)} ms after its attempt ended; result discarded`,
       );

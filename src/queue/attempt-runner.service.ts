@@ -12,7 +12,7 @@ import { HandlerStop } from './handler-stop';
 import { attemptContext } from './containment/attempt-context';
 import { WatchdogSharedState } from './containment/watchdog-shared-state';
 import { toResultJson } from './handler-result';
-import { HandlerThreads, ThreadTaskError } from './isolation/handler-threads.service';
+import { HandlerThreads, ThreadRetiredError, ThreadTaskError } from './isolation/handler-threads.service';
 import { LeasedActionRow } from './sql/leased-action.sql';
 import { describeThrown, isPermanentFailure } from './thrown-value';
 import { WORKER_ID } from './worker-id.token';
@@ -157,6 +157,14 @@ export class AttemptRunner {
         return { end: this.failureEnd(row, error, 'error'), settled, settledAtEnd: true, cause: error };
       }
     }
+    if (isThreadRetired(first.error)) {
+      return {
+        end: { kind: 'released', outcome: 'released', error: (first.error as ThreadRetiredError).message, delayMs: 0 },
+        settled,
+        settledAtEnd: true,
+        cause: first.error,
+      };
+    }
     return { end: this.failureEnd(row, first.error, 'error'), settled, settledAtEnd: true, cause: first.error };
   }
 
@@ -238,6 +246,15 @@ export class AttemptRunner {
 function isPermanentThreadError(error: unknown): boolean {
   try {
     return error instanceof ThreadTaskError && error.permanent;
+  } catch {
+    return false; // `instanceof` runs a Proxy's getPrototypeOf trap, which may throw
+  }
+}
+
+/** Whether a thread-isolated attempt's thread retired under it (another action's stray error); false for anything else, a hostile value included. */
+function isThreadRetired(error: unknown): boolean {
+  try {
+    return error instanceof ThreadRetiredError;
   } catch {
     return false; // `instanceof` runs a Proxy's getPrototypeOf trap, which may throw
   }

@@ -15,6 +15,25 @@ describe('toResultJson', () => {
     cycle.self = cycle;
     expect(() => toResultJson(cycle)).toThrow(PermanentFailureError);
   });
+
+  it('refuses a result whose toJSON throws null (or any non-Error) as a permanent failure with a readable reason', () => {
+    for (const thrown of [null, undefined, 42, 'nope', { code: 7 }]) {
+      const hostile = {
+        toJSON() {
+          throw thrown;
+        },
+      };
+      let caught: unknown;
+      try {
+        toResultJson(hostile);
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught).toBeInstanceOf(PermanentFailureError);
+      expect((caught as Error).message).toMatch(/^handler result is not JSON-serialisable: /);
+      expect((caught as Error).message).not.toMatch(/Cannot read properties/);
+    }
+  });
 });
 
 describe('jsonLengthExceeds', () => {

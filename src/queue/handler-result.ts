@@ -1,5 +1,6 @@
 import { PermanentFailureError } from '../handlers/permanent-failure.error';
 import { stringifyJson } from '../http/json-text';
+import { describeThrown } from './thrown-value';
 
 /** A result serialised already (by a handler thread): stored as is. */
 export class SerializedResult {
@@ -42,7 +43,8 @@ export function toResultJson(result: unknown): string {
     });
   } catch (error) {
     if (error instanceof PermanentFailureError) throw error;
-    throw new PermanentFailureError(`handler result is not JSON-serialisable: ${(error as Error).message}`);
+    // A toJSON may throw anything (null, a string, a Proxy): describe it, never read `.message` off it.
+    throw new PermanentFailureError(`handler result is not JSON-serialisable: ${describeThrown(error).message}`);
   }
   return text ?? 'null';
 }

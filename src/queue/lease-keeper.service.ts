@@ -35,7 +35,9 @@ export interface HeldLease {
  *   delays it), never two at once, each with a client-side timeout
  *   (lease-timing.ts). A beat extends every held lease; an action whose lease
  *   is gone has its handler aborted (LeaseLostError); one whose cancellation
- *   was requested too (CancelRequestedError).
+ *   was requested too (CancelRequestedError). A cancel notification for an
+ *   action held here (013-cancel-notify.up.sql) runs a beat at once, so a
+ *   cancel reaches the handler within a round trip, not LEASE_MS/3.
  * - Self-fencing: each lease has a local deadline on the monotonic clock,
  *   renewed by each successful beat. When a deadline comes within
  *   LEASE_MS/4, the handler's signal is aborted (LeaseExpiringError) and the
@@ -52,6 +54,7 @@ export class LeaseKeeper implements OnApplicationBootstrap, OnApplicationShutdow
   private fenceTimer: NodeJS.Timeout | undefined;
   private client: Client | null = null;
   private beating = false;
+  private beatAgain = false;
   private failedBeats = 0;
 
   constructor(
@@ -99,6 +102,20 @@ export class LeaseKeeper implements OnApplicationBootstrap, OnApplicationShutdow
     for (const lease of this.leases) if (!lease.ended && !lease.handlerStop.stopped) lease.handlerStop.stop(reason(lease));
   }
 
+  /**
+   * Cancellation of `actionId` was requested (a notification): when this
+   * worker holds it, beats now (or right after the beat in flight), which
+   * reads the request and aborts the handler.
+   */
+  cancelRequested(actionId: string): void {
+    for (const lease of this.leases) {
+      if (lease.actionId !== actionId || lease.ended || lease.handlerStop.stopped) continue;
+      if (this.beating) this.beatAgain = true;
+      else void this.beat();
+      return;
+    }
+  }
+
   private async beat(): Promise<void> {
     if (this.beating || (this.leases.size === 0 && !this.slots.isPaused('fenced'))) return;
     this.beating = true;
@@ -120,6 +137,10 @@ export class LeaseKeeper implements OnApplicationBootstrap, OnApplicationShutdow
       }
     } finally {
       this.beating = false;
+    }
+    if (this.beatAgain) {
+      this.beatAgain = false;
+      void this.beat();
     }
   }
 

@@ -6,18 +6,31 @@ import { WAKE_UP_PLAN, WakeUpPlan } from './wake-up-plan';
 
 /** Channel the triggers notify when a head becomes claimable. */
 export const ACTIONS_READY_CHANNEL = 'actions_ready';
+/** Channel the trigger of 013-cancel-notify.up.sql notifies, with the action id, when cancellation of a running action is requested. */
+export const ACTIONS_CANCEL_CHANNEL = 'actions_cancel';
 const RECONNECT_BASE_MS = 200;
 const RECONNECT_CAP_MS = 5_000;
 /** Longest wait for the LISTEN connection to close on stop (ms). */
 const STOP_TIMEOUT_MS = 1_000;
 
+/** What the listener calls on notifications. */
+export interface NotificationHandlers {
+  /** A head may have become claimable; also called once after each (re)connect. */
+  onWake: () => void;
+  /** Cancellation of running action `actionId` was requested (the holder should look at once). */
+  onCancelRequested?: (actionId: string) => void;
+}
+
 /**
  * Holds one dedicated connection that LISTENs on {@link ACTIONS_READY_CHANNEL}
- * and calls `onWake` for every notification, and once after each (re)connect
- * (notifications sent while disconnected are lost; the poll is the other
- * safety net). Reconnects with capped exponential backoff. Listens on the
- * WakeUpPlan's URL (LISTEN_DATABASE_URL, else DATABASE_URL); does nothing when
- * the plan has none (behind a transaction pooler: the worker polls briefly).
+ * and {@link ACTIONS_CANCEL_CHANNEL}: calls `onWake` for every wake-up
+ * notification, and once after each (re)connect (notifications sent while
+ * disconnected are lost; the poll and the heartbeat are the safety nets), and
+ * `onCancelRequested` with the action id of each cancel notification.
+ * Reconnects with capped exponential backoff. Listens on the WakeUpPlan's URL
+ * (LISTEN_DATABASE_URL, else DATABASE_URL); does nothing when the plan has none
+ * (behind a transaction pooler: the worker polls briefly, and a cancel reaches
+ * the holder by its heartbeat).
  */
 @Injectable()
 export class NotificationListener {
@@ -31,11 +44,11 @@ export class NotificationListener {
 
   constructor(@Inject(WAKE_UP_PLAN) private readonly plan: WakeUpPlan) {}
 
-  /** Starts listening; `onWake` runs on each notification. */
-  start(onWake: () => void): void {
+  /** Starts listening; see {@link NotificationHandlers}. */
+  start(handlers: NotificationHandlers): void {
     if (this.plan.listenUrl === null) return;
     this.stopped = false;
-    void this.connect(onWake);
+    void this.connect(handlers);
   }
 
   /**
@@ -56,23 +69,27 @@ export class NotificationListener {
     (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
   }
 
-  private async connect(onWake: () => void): Promise<void> {
+  private async connect(handlers: NotificationHandlers): Promise<void> {
     if (this.stopped || this.plan.listenUrl === null) return;
+    const { onWake, onCancelRequested } = handlers;
     const client = new Client({ connectionString: this.plan.listenUrl, application_name: `${QUEUE_APPLICATION_NAME}:listen`, connectionTimeoutMillis: 5_000 });
-    client.on('notification', () => onWake());
+    client.on('notification', (message) => {
+      if (message.channel === ACTIONS_CANCEL_CHANNEL) onCancelRequested?.(message.payload ?? '');
+      else onWake();
+    });
     const lost = (reason: string) => {
       if (this.client !== client) return;
       this.client = null;
       this.connected = false;
       client.end().catch(() => undefined);
-      this.scheduleReconnect(onWake, reason);
+      this.scheduleReconnect(handlers, reason);
     };
     client.on('error', (err) => lost(err.message));
     client.on('end', () => lost('connection ended'));
     this.client = client;
     try {
       await client.connect();
-      await client.query(`LISTEN ${ACTIONS_READY_CHANNEL}`);
+      await client.query(`LISTEN ${ACTIONS_READY_CHANNEL}; LISTEN ${ACTIONS_CANCEL_CHANNEL}`);
       if (this.stopped || this.client !== client) {
         await client.end().catch(() => undefined);
         return;
@@ -86,10 +103,10 @@ export class NotificationListener {
     }
   }
 
-  private scheduleReconnect(onWake: () => void, reason: string): void {
+  private scheduleReconnect(handlers: NotificationHandlers, reason: string): void {
     if (this.stopped) return;
     const delay = Math.min(RECONNECT_CAP_MS, RECONNECT_BASE_MS * 2 ** this.attempt++);
     this.logger.warn(`LISTEN connection lost (${reason}); reconnecting in ${delay} ms`);
-    this.retryTimer = setTimeout(() => void this.connect(onWake), delay);
+    this.retryTimer = setTimeout(() => void this.connect(handlers), delay);
   }
 }

@@ -23,12 +23,36 @@ describe('WorkerSlots', () => {
   it('keeps a stuck handler in its slot until it is vacated', () => {
     const slots = slotsOf(1);
     slots.settle(slots.reserve(), 1, 1);
-    slots.markStuck(1);
+    slots.handlerStarting('7');
+    slots.markStuck('7', 1);
     expect(slots.stuck).toBe(1);
     expect(slots.reserve().slots).toBe(0);
-    slots.markStuck(-1);
-    slots.vacate();
+    slots.markStuck('7', -1);
+    slots.handlerSettled('7');
     expect(slots.reserve().slots).toBe(1);
+  });
+
+  it('gives an action one slot however many of its handlers are stuck: a retry shares the slot of its stuck predecessor', () => {
+    const slots = slotsOf(2);
+    let freed = 0;
+    slots.onSlotFreed(() => freed++);
+    slots.settle(slots.reserve(), 1, 2);
+    slots.handlerStarting('7');
+    slots.markStuck('7', 1); // attempt 1 timed out, its handler runs on
+    slots.settle(slots.reserve(), 1, 1); // attempt 2 claimed into the free slot...
+    slots.handlerStarting('7'); // ...and gives it back: action 7 holds one already
+    expect(freed).toBe(1);
+    expect(slots.occupied).toBe(1);
+    expect(slots.reserve().slots).toBe(1);
+    expect(slots.freesSlotWhenSettled('7')).toBe(false);
+    slots.handlerSettled('7'); // attempt 2 returned: attempt 1 still holds the slot
+    expect(slots.occupied).toBe(1);
+    expect(slots.stuckSlots).toBe(1);
+    expect(slots.freesSlotWhenSettled('7')).toBe(true);
+    slots.markStuck('7', -1);
+    slots.handlerSettled('7');
+    expect(slots.occupied).toBe(0);
+    expect(slots.stuckSlots).toBe(0);
   });
 
   it('grants nothing while paused, for any reason, and again once every pause is lifted', () => {

@@ -20,8 +20,12 @@ export interface SlotGrant {
  *
  * - A slot is `occupied` from the start of an attempt until its handler's
  *   promise settles, even after the attempt itself has ended (a handler that
- *   ignored its timeout is `stuck`): the worker never runs more handlers at
- *   once than WORKER_CONCURRENCY.
+ *   ignored its timeout is `stuck`): the worker never runs handlers of more
+ *   actions at once than WORKER_CONCURRENCY.
+ * - An action holds at most one slot: a retry of an action whose earlier
+ *   handler here has not settled shares that action's slot (issue 17: each
+ *   retry of a handler that never settles took another slot, until every
+ *   slot was stuck). The slot is free when the action's last handler settles.
  * - Slots promised to statements in flight (claims, and finishing statements
  *   that take the next work) are `reserved`, so concurrent statements never
  *   take more than the free slots together.
@@ -35,6 +39,11 @@ export class WorkerSlots {
   private occupiedCount = 0;
   private reservedCount = 0;
   private stuckCount = 0;
+  /** Handlers not settled yet, by action id (an action's entry holds its one slot). */
+  private readonly liveHandlers = new Map<string, number>();
+  /** Handlers stuck (attempt ended, promise not settled), by action id. */
+  private readonly stuckHandlers = new Map<string, number>();
+  private slotFreed: () => void = () => undefined;
   private wakeSeq = 0;
   private queueIdle = false;
   private readonly pauses = new Set<PauseReason>();
@@ -50,6 +59,16 @@ export class WorkerSlots {
   /** Handlers whose attempt ended (timeout, lost lease) but which have not returned yet. */
   get stuck(): number {
     return this.stuckCount;
+  }
+
+  /** Slots held by stuck handlers: actions with at least one (each action holds one slot however many). */
+  get stuckSlots(): number {
+    return this.stuckHandlers.size;
+  }
+
+  /** Calls `listener` when a slot is freed other than by a handler settling (an attempt sharing its action's slot). */
+  onSlotFreed(listener: () => void): void {
+    this.slotFreed = listener;
   }
 
   /** Whether the last claim found the queue empty and nothing woke the worker since. */
@@ -125,15 +144,46 @@ export class WorkerSlots {
     else if (this.wakeSeq === grant.wakeSeq) this.queueIdle = true;
   }
 
-  /** A handler's promise settled: its slot is free. */
+  /** A slot is free (a handler settled, or an attempt gave back the slot it shares with its action's live handler). */
   vacate(): void {
     this.occupiedCount--;
     this.checkAlone();
   }
 
-  /** Counts a handler as stuck (+1) or no longer stuck (-1). */
-  markStuck(delta: 1 | -1): void {
+  /**
+   * The handler of an attempt of `actionId` is about to start, in a slot
+   * occupied for it. When a handler of the same action is still live here (a
+   * stuck one), the new one shares its slot: the slot granted for it is given
+   * back at once.
+   */
+  handlerStarting(actionId: string): void {
+    const live = this.liveHandlers.get(actionId) ?? 0;
+    this.liveHandlers.set(actionId, live + 1);
+    if (live > 0) {
+      this.vacate();
+      this.slotFreed();
+    }
+  }
+
+  /** Whether settling the handler of `actionId` now frees its slot: no other handler of the action is live here. */
+  freesSlotWhenSettled(actionId: string): boolean {
+    return (this.liveHandlers.get(actionId) ?? 0) <= 1;
+  }
+
+  /** A handler of `actionId` settled (or never started): the action's slot is free once its last live handler has. */
+  handlerSettled(actionId: string): void {
+    const live = (this.liveHandlers.get(actionId) ?? 1) - 1;
+    if (live > 0) return void this.liveHandlers.set(actionId, live);
+    this.liveHandlers.delete(actionId);
+    this.vacate();
+  }
+
+  /** Counts a handler of `actionId` as stuck (+1) or no longer stuck (-1). */
+  markStuck(actionId: string, delta: 1 | -1): void {
     this.stuckCount += delta;
+    const count = (this.stuckHandlers.get(actionId) ?? 0) + delta;
+    if (count > 0) this.stuckHandlers.set(actionId, count);
+    else this.stuckHandlers.delete(actionId);
   }
 
   private checkAlone(): void {

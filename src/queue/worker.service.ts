@@ -70,7 +70,8 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     if (!this.settings.WORKER_ENABLED) return;
     this.started = true;
     this.pollTimer = setInterval(() => this.onPoll(), this.settings.WORKER_POLL_INTERVAL_MS);
-    this.listener.start(() => this.requestClaim('wake'));
+    this.listener.start({ onWake: () => this.requestClaim('wake'), onCancelRequested: (actionId) => this.leases.cancelRequested(actionId) });
+    this.slots.onSlotFreed(() => this.requestClaim('slot'));
     if (this.wakeUp.warning) this.logger.warn(this.wakeUp.warning);
     if (this.wakeUp.shortPollMs !== null) this.shortPollTimer = setInterval(() => this.requestClaim('wake'), this.wakeUp.shortPollMs);
     this.logger.log(`Worker started: concurrency ${this.settings.WORKER_CONCURRENCY}, lease ${this.settings.LEASE_MS} ms`);

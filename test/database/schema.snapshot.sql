@@ -162,6 +162,31 @@ AS $function$
 $function$
 ;
 
+CREATE OR REPLACE FUNCTION public.aq_action_attempts_before_insert_cancelled()
+ RETURNS trigger
+ LANGUAGE plpgsql
+ SET search_path TO 'public'
+AS $function$
+BEGIN
+  IF EXISTS (SELECT 1 FROM actions AS a WHERE a.id = NEW.action_id AND a.cancel_requested_at IS NOT NULL) THEN
+    NEW.outcome := 'cancelled';
+    NEW.error := 'cancelled: the handler did not stop; its lease expired';
+  END IF;
+  RETURN NEW;
+END $function$
+;
+
+CREATE OR REPLACE FUNCTION public.aq_actions_after_cancel_request()
+ RETURNS trigger
+ LANGUAGE plpgsql
+ SET search_path TO 'public'
+AS $function$
+BEGIN
+  PERFORM pg_notify('actions_cancel', NEW.id::text);
+  RETURN NULL;
+END $function$
+;
+
 CREATE OR REPLACE FUNCTION public.aq_actions_after_insert_head()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -844,6 +869,10 @@ CREATE OR REPLACE FUNCTION public.aq_wake_workers()
  SET search_path TO 'public'
 AS $function$ SELECT pg_notify('actions_ready', '') $function$
 ;
+
+CREATE TRIGGER action_attempts_before_insert_cancelled BEFORE INSERT ON public.action_attempts FOR EACH ROW WHEN ((new.outcome = 'lease_expired'::text)) EXECUTE FUNCTION aq_action_attempts_before_insert_cancelled();
+
+CREATE TRIGGER actions_after_cancel_request AFTER UPDATE OF cancel_requested_at ON public.actions FOR EACH ROW WHEN (((new.status = 'running'::text) AND (new.cancel_requested_at IS NOT NULL) AND (old.cancel_requested_at IS NULL))) EXECUTE FUNCTION aq_actions_after_cancel_request();
 
 CREATE TRIGGER actions_after_delete_release AFTER DELETE ON public.actions REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION aq_actions_after_release();
 

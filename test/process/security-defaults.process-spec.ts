@@ -112,7 +112,15 @@ describe('security defaults', () => {
     try {
       const { password } = JSON.parse(readFileSync(join(dataDir, 'aq-credentials.json'), 'utf8')) as { password: string };
       expect(svc.output()).not.toContain(password);
-      expect(svc.output()).toContain(`Connect with: PGPASSWORD="$(node -p 'require("${join(dataDir, 'aq-credentials.json')}").password')" psql`);
+      // Start-up lines are JSON: read their messages.
+      const messages = svc
+        .output()
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => (JSON.parse(line) as { msg?: string }).msg ?? '');
+      expect(
+        messages.some((msg) => msg.startsWith(`Connect with: PGPASSWORD="$(node -p 'require("${join(dataDir, 'aq-credentials.json')}").password')" psql`)),
+      ).toBe(true);
     } finally {
       await svc.stop();
       rmSync(dir, { recursive: true, force: true });

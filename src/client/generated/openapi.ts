@@ -221,7 +221,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Liveness: database ping and worker loop */
+    /** Liveness: database ping, worker loop, stuck slots */
     get: operations['HealthController_live'];
     put?: never;
     post?: never;
@@ -238,7 +238,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Readiness: database ping and migrations applied */
+    /** Readiness: database ping, database writable, migrations applied, worker capacity */
     get: operations['HealthController_ready'];
     put?: never;
     post?: never;

@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { getHeapStatistics } from 'node:v8';
 import { Logger, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -9,13 +10,67 @@ import type { ActionHandlerOptions } from '../../handlers/action-handler-options
 import { PermanentFailureError } from '../../handlers/permanent-failure.error';
 import { jsonLengthExceeds, toResultJson } from '../handler-result';
 import { describeThrown, isPermanentFailure } from '../thrown-value';
-import type { ThreadTask, ThreadTaskResult } from './thread-task';
+import { RETIRED_THREAD_EXIT_CODE, ThreadTask, ThreadTaskResult } from './thread-task';
 
 /** A result's JSON text may take at most this fraction of the thread's heap (it is written once, then copied out). */
 const RESULT_HEAP_SHARE = 4;
 
 /** Handlers built in this thread, by `file#type` (built once, reused by later attempts). */
 const handlers = new Map<string, Promise<ActionHandlerHost>>();
+
+/** The attempt that code runs for, carried through its promises and timers: a stray error is charged to it. */
+interface AttemptScope {
+  label: string;
+  /** Until the attempt's answer is decided: a stray error of its own then ends it as an error. */
+  running: boolean;
+  fail: (error: unknown) => void;
+}
+const attemptScope = new AsyncLocalStorage<AttemptScope>();
+let attemptsRunning = 0;
+let attemptsStarted = 0;
+/** How long a retiring thread stays idle before it exits (ms); see retireIfIdle. */
+const RETIRE_AFTER_IDLE_MS = 100;
+/** A stray error was raised here: this thread is retired as soon as no attempt runs in it. */
+let retiring = false;
+const threadLogger = new Logger('HandlerThread');
+
+process.on('unhandledRejection', (reason) => onStrayError('unhandled rejection', reason));
+process.on('uncaughtException', (error) => onStrayError('uncaught exception', error));
+
+/**
+ * A stray error (a forgotten promise rejects, a timer throws): charged to the
+ * attempt that left it while that attempt runs, else only logged (its
+ * attempt ended already); never to another attempt. Idle threads run their
+ * event loop (the pool's `atomics: 'disabled'`), so a leftover timer fires
+ * here rather than in the next task. The thread is retired (exits, the pool
+ * starts a fresh one) once idle: it may hold more of the culprit's leftovers.
+ */
+function onStrayError(kind: string, error: unknown): void {
+  const scope = attemptScope.getStore();
+  const { message } = describeThrown(error);
+  if (scope?.running) scope.fail(error);
+  else
+    threadLogger.error(
+      `Stray ${kind} from ${scope ? `the handler of ${scope.label}, after its attempt ended` : 'no known handler'}: ${message}; retiring this thread`,
+    );
+  retiring = true;
+  retireIfIdle();
+}
+
+/**
+ * Exits once no attempt has run here for RETIRE_AFTER_IDLE_MS: time for the
+ * main thread to read the answer of the attempt that just ended (it arrives on
+ * another channel than the thread's exit, so an exit at once could beat it);
+ * an attempt started meanwhile postpones it to that attempt's end. (An attempt
+ * the pool hands over as the thread exits ends released, uncharged.)
+ */
+function retireIfIdle(): void {
+  if (!retiring || attemptsRunning > 0) return;
+  const startedBefore = attemptsStarted;
+  setTimeout(() => {
+    if (attemptsRunning === 0 && attemptsStarted === startedBefore) process.exit(RETIRED_THREAD_EXIT_CODE);
+  }, RETIRE_AFTER_IDLE_MS);
+}
 
 /**
  * Runs one attempt in a handler thread (a Piscina worker; see
@@ -24,14 +79,28 @@ const handlers = new Map<string, Promise<ActionHandlerHost>>();
  * result as JSON text, so nothing that cannot cross a thread is sent.
  */
 export default async function runAttemptInThread(task: ThreadTask): Promise<ThreadTaskResult> {
+  const label = `action ${task.action.id} (${task.type}, attempt ${task.action.attempt})`;
+  let scope: AttemptScope | undefined;
+  attemptsRunning++;
+  attemptsStarted++;
   try {
     const handler = await handlerFor(task.file, task.type);
     const signal = new AbortController().signal;
-    const logger = new Logger(`action ${task.action.id} (${task.type}, attempt ${task.action.attempt}, thread)`);
+    const logger = new Logger(`${label}, thread`);
     const action: QueuedAction = { ...task.action, payload: JSON.parse(task.payloadJson) as QueuedAction['payload'] };
     task.startedPort.postMessage('started');
     task.startedPort.close();
-    const value = await handler.handle(action, { signal, attempt: task.action.attempt, workerId: task.workerId, logger });
+    const value = await new Promise<unknown>((resolve, reject) => {
+      const own: AttemptScope = { label, running: true, fail: reject };
+      scope = own;
+      attemptScope.run(own, () => {
+        try {
+          Promise.resolve(handler.handle(action, { signal, attempt: task.action.attempt, workerId: task.workerId, logger })).then(resolve, reject);
+        } catch (error) {
+          reject(error);
+        }
+      });
+    });
     // Writing a result as large as the heap is one allocation too big for
     // resourceLimits to stop gracefully: V8 then ends the whole process.
     const limit = Math.floor(getHeapStatistics().heap_size_limit / RESULT_HEAP_SHARE);
@@ -45,6 +114,10 @@ export default async function runAttemptInThread(task: ThreadTask): Promise<Thre
     const { message, stack } = describeThrown(error);
     const permanent = isPermanentFailure(error);
     return { ok: false, message, stack, permanent };
+  } finally {
+    if (scope) scope.running = false;
+    attemptsRunning--;
+    retireIfIdle();
   }
 }
 

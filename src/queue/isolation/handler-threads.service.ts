@@ -1,4 +1,4 @@
-import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { join } from 'node:path';
 import { MessageChannel } from 'node:worker_threads';
 import type { Piscina } from 'piscina';
@@ -8,7 +8,7 @@ import type { RegisteredHandler } from '../../handlers/action-handlers.registry'
 import { Settings } from '../../config/settings';
 import { SETTINGS } from '../../config/settings.token';
 import { SerializedResult } from '../handler-result';
-import { ThreadTask, ThreadTaskResult } from './thread-task';
+import { RETIRED_THREAD_EXIT_CODE, ThreadTask, ThreadTaskResult } from './thread-task';
 
 /** Most threads of one handler type, whatever WORKER_CONCURRENCY. */
 const MAX_THREADS_PER_TYPE = 64;
@@ -32,15 +32,34 @@ export class ThreadTaskError extends Error {
   }
 }
 
+/** Piscina's error for a task whose thread exited while it ran; the code says why. */
+const RETIRED_THREAD_EXIT = new RegExp(`worker exited with code: ${RETIRED_THREAD_EXIT_CODE}$`);
+
+/**
+ * An attempt the pool gave to a thread that was retiring after another
+ * attempt's stray error: not this attempt's fault, so it is released, uncharged.
+ */
+export class ThreadRetiredError extends Error {
+  constructor() {
+    super('its handler thread retired after another action left a stray error there; released, not charged');
+  }
+}
+
 /**
  * Runs the attempts of handlers declared with `isolation: 'thread'`, each type
  * in a pool of worker threads of its own (Piscina, with the handler's
  * `resourceLimits`). An aborted attempt (timeout, cancel, shutdown, lost
  * lease) terminates its thread, so the handler really stops; a thread that
- * dies (out of memory, an uncaught error) ends only its attempt.
+ * dies (out of memory) ends only its attempt. Idle threads run their event
+ * loop (`atomics: 'disabled'`: with Piscina's default they sleep in
+ * Atomics.wait, so a handler's leftover timer fired during the next task and
+ * killed an innocent action); a stray error in a thread is charged to the
+ * attempt that left it while it runs, else logged, and the thread then
+ * retires instead of being reused (handler-thread.entry.ts).
  */
 @Injectable()
 export class HandlerThreads implements OnApplicationShutdown {
+  private readonly logger = new Logger(HandlerThreads.name);
   private readonly pools = new Map<string, Piscina<ThreadTask, ThreadTaskResult>>();
 
   constructor(@Inject(SETTINGS) private readonly settings: Settings) {}
@@ -49,8 +68,9 @@ export class HandlerThreads implements OnApplicationShutdown {
    * Runs one attempt of `registered` in a thread.
    * @param onStarted called when the handler starts in its thread (once the thread has loaded and built it).
    * @returns the result, serialised in the thread.
-   * @throws ThreadTaskError for a handler error or a thread that died; the
-   *   abort reason when `signal` aborted.
+   * @throws ThreadTaskError for a handler error or a thread that died;
+   *   ThreadRetiredError when its thread retired under it (another action's
+   *   stray error); the abort reason when `signal` aborted.
    */
   async run(
     registered: RegisteredHandler,
@@ -77,6 +97,7 @@ export class HandlerThreads implements OnApplicationShutdown {
     } catch (error) {
       if (signal.aborted) throw signal.reason;
       const e = error as Error & { code?: string };
+      if (RETIRED_THREAD_EXIT.test(e.message)) throw new ThreadRetiredError();
       const message =
         e.code === 'ERR_WORKER_OUT_OF_MEMORY'
           ? `handler thread ran out of memory (resourceLimits ${JSON.stringify(registered.options.resourceLimits ?? {})}): ${e.message}`
@@ -109,9 +130,13 @@ export class HandlerThreads implements OnApplicationShutdown {
         maxThreads: Math.min(this.settings.WORKER_CONCURRENCY, MAX_THREADS_PER_TYPE),
         idleTimeout: THREAD_IDLE_TIMEOUT_MS,
         resourceLimits: registered.options.resourceLimits,
+        // Idle threads run their event loop, so a stray timer fires while idle (see the class comment).
+        atomics: 'disabled',
         // A handler written in TypeScript and run with ts-node (npm run start:dev).
         execArgv: registered.file?.endsWith('.ts') ? [...process.execArgv, '-r', 'ts-node/register/transpile-only'] : process.execArgv,
       });
+      // An error of a thread with no task (none expected: threads catch their stray errors) must not end the process.
+      pool.on('error', (error: Error) => this.logger.error(`Handler thread of type ${registered.options.type} failed while idle: ${error.message}`));
       this.pools.set(registered.options.type, pool);
     }
     return pool;

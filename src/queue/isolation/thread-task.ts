@@ -1,6 +1,13 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { QueuedAction } from '../../handlers/action-context.interface';
 
+/**
+ * Exit code of a handler thread that retires itself after a stray error (see
+ * handler-thread.entry.ts). An attempt the pool had just given it ends
+ * released, uncharged: it is not that attempt's error.
+ */
+export const RETIRED_THREAD_EXIT_CODE = 86;
+
 /** One attempt sent to a handler thread. */
 export interface ThreadTask {
   /** The file that declares the handler (loaded in the thread). */
