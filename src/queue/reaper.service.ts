@@ -12,9 +12,9 @@ const REAP_BATCH = 500;
 /**
  * Ends attempts whose lease expired (their worker died, stalled or lost the
  * database) every REAPER_INTERVAL_MS, on worker instances. The action runs
- * again (the statement wakes the workers), quarantined: its next attempt runs
- * alone, and the lost attempt is charged only if it was already quarantined
- * (src/database/sql/008-lost-attempts.up.sql). Any number of instances may
+ * again at once (the statement wakes the workers), uncharged; lost twice in a
+ * row it becomes a suspect, and a suspect lost again is charged
+ * (src/database/sql/011-lost-attempts-in-parallel.up.sql). Any number of instances may
  * reap at once (SKIP LOCKED); runs never overlap within one.
  */
 @Injectable()
@@ -58,7 +58,7 @@ export class ReaperService implements OnApplicationBootstrap, BeforeApplicationS
         values: [REAP_BATCH],
       });
       for (const r of rows) {
-        const charge = r.charged > 0 ? `charged ${r.charged} attempt(s)` : 'not charged, quarantined';
+        const charge = r.charged > 0 ? `charged ${r.charged} attempt(s)` : 'not charged';
         this.logger.warn(`Lease expired: action ${r.action_id} attempt ${r.attempt} (worker ${r.worker_id}); now ${r.status}, ${charge}`);
       }
       total += rows.length;

@@ -3,7 +3,7 @@ import { Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.token';
 
 /** Why this worker takes no new work right now. */
-export type PauseReason = 'stopping' | 'fenced' | 'quarantine';
+export type PauseReason = 'stopping' | 'fenced';
 
 /** Slots promised to one claim or finishing statement. */
 export interface SlotGrant {
@@ -27,8 +27,7 @@ export interface SlotGrant {
  *   take more than the free slots together.
  * - A claim that finds less than it asked marks the queue `idle`: freed slots
  *   then wait for the next wake-up instead of claiming again for nothing.
- * - While paused (shutdown, self-fencing, a quarantined action running alone)
- *   no slot is granted.
+ * - While paused (shutdown, self-fencing) no slot is granted.
  */
 @Injectable()
 export class WorkerSlots {
@@ -38,7 +37,6 @@ export class WorkerSlots {
   private wakeSeq = 0;
   private queueIdle = false;
   private readonly pauses = new Set<PauseReason>();
-  private aloneWaiter: (() => void) | null = null;
 
   constructor(@Inject(SETTINGS) private readonly settings: Settings) {}
 
@@ -88,27 +86,14 @@ export class WorkerSlots {
   }
 
   /**
-   * Reserves one slot for a quarantined action, whatever else runs: it waits
-   * for {@link whenAlone} before its handler starts. Only while the worker is
-   * paused for quarantine alone (so nothing else is granted meanwhile).
-   * @returns the grant, or null when another pause applies.
+   * Reserves one free slot (for a suspect action, which runs in one slot
+   * beside the others). Give it back with {@link settle}.
+   * @returns the grant, or null while paused or full.
    */
-  reserveQuarantined(): SlotGrant | null {
-    if (this.pauses.size !== 1 || !this.pauses.has('quarantine')) return null;
+  reserveOne(): SlotGrant | null {
+    if (this.pauses.size > 0 || this.occupiedCount + this.reservedCount >= this.settings.WORKER_CONCURRENCY) return null;
     this.reservedCount += 1;
     return { slots: 1, claim: true, wakeSeq: this.wakeSeq };
-  }
-
-  /**
-   * Resolves once the only occupied slot is the caller's own (a leased
-   * quarantined action) and nothing is reserved: every other handler,
-   * stuck ones included, has returned. One waiter at a time.
-   */
-  whenAlone(): Promise<void> {
-    return new Promise((resolve) => {
-      this.aloneWaiter = resolve;
-      this.checkAlone();
-    });
   }
 
   /**
@@ -119,7 +104,6 @@ export class WorkerSlots {
   settle(grant: SlotGrant, started: number, asked: number | null, found = started): void {
     this.reservedCount -= grant.slots;
     this.occupiedCount += started;
-    this.checkAlone();
     if (asked === null || asked === 0) return;
     if (found >= asked) this.queueIdle = false;
     else if (this.wakeSeq === grant.wakeSeq) this.queueIdle = true;
@@ -128,18 +112,10 @@ export class WorkerSlots {
   /** A handler's promise settled: its slot is free. */
   vacate(): void {
     this.occupiedCount--;
-    this.checkAlone();
   }
 
   /** Counts a handler as stuck (+1) or no longer stuck (-1). */
   markStuck(delta: 1 | -1): void {
     this.stuckCount += delta;
-  }
-
-  private checkAlone(): void {
-    if (!this.aloneWaiter || this.occupiedCount !== 1 || this.reservedCount !== 0) return;
-    const resolve = this.aloneWaiter;
-    this.aloneWaiter = null;
-    resolve();
   }
 }

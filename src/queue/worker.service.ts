@@ -2,14 +2,14 @@ import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBoo
 import { Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.token';
 import { ShutdownError } from './abort-reasons';
-import { AttemptExecutor, Continuation } from './attempt-executor.service';
+import { AttemptExecutor } from './attempt-executor.service';
 import { waitAtMost } from '../wait-at-most';
 import { ClaimerService } from './claimer.service';
 import { DueTimer } from './due-timer';
 import { LeaseKeeper } from './lease-keeper.service';
 import { NotificationListener } from './notification-listener.service';
-import { QuarantineDrain } from './quarantine-drain.service';
 import { LeasedActionRow } from './sql/leased-action.sql';
+import { SuspectRunner } from './suspect-runner.service';
 import { WorkerSlots } from './worker-slots';
 
 /** After a failed claim (database away), wait this long before the next (ms). */
@@ -25,8 +25,8 @@ const CLAIM_ERROR_PAUSE_MS = 500;
  *   overlap: a request during one asks for one more round.
  * - What a finishing statement takes for this worker (hand-offs, claims) is
  *   executed at once, without a claim of its own.
- * - Poison detection: each poll asks the QuarantineDrain whether this
- *   instance should run a due quarantined action alone.
+ * - Poison detection: each poll, and the end of each suspect's attempt, lets
+ *   the SuspectRunner take one due suspect into one slot, beside other work.
  * - Shutdown: no new claims; running handlers get SHUTDOWN_TIMEOUT_MS, then
  *   are aborted and their actions released.
  */
@@ -49,7 +49,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     private readonly executor: AttemptExecutor,
     private readonly leases: LeaseKeeper,
     private readonly listener: NotificationListener,
-    private readonly quarantine: QuarantineDrain,
+    private readonly suspects: SuspectRunner,
   ) {}
 
   /** Whether the worker loop runs in this instance. */
@@ -76,7 +76,6 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     this.slots.pause('stopping');
     clearInterval(this.pollTimer);
     this.dueTimer.cancel();
-    this.quarantine.giveUpHeld(new ShutdownError());
     this.logger.log(`Shutting down${signal ? ` (${signal})` : ''}: no new claims; ${this.executor.activeAttempts} running`);
     await this.listener.stop();
     if (!(await waitAtMost(this.executor.whenIdle(), this.settings.SHUTDOWN_TIMEOUT_MS))) {
@@ -141,23 +140,20 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
   }
 
   private onPoll(): void {
-    this.quarantine.giveUpIfStuck();
-    if (this.slots.isPaused()) return this.requestClaim('wake');
-    void this.quarantine.shouldDrain().then(
-      (drain) => {
-        if (drain) void this.quarantine.drain().then((continuations) => this.afterQuarantine(continuations));
-        this.requestClaim('wake');
-      },
-      () => this.requestClaim('wake'),
-    );
+    this.requestClaim('wake');
+    this.runSuspect();
   }
 
-  private afterQuarantine(continuations: Continuation[]): void {
-    for (const next of continuations) {
+  /** Lets the SuspectRunner take a due suspect; when it ran one, dispatches what followed and looks for the next. */
+  private runSuspect(): void {
+    if (this.slots.isPaused()) return;
+    void this.suspects.runOne().then((next) => {
+      if (!next) return;
       if (next.retryInMs !== undefined) this.dueTimer.wakeIn(next.retryInMs);
       this.dispatch(next.next, next.leasedAt);
-    }
-    this.requestClaim('wake');
+      this.requestClaim('slot');
+      this.runSuspect();
+    });
   }
 
   /** After a claim that found less than it asked: wake when the next scheduled head comes due. */

@@ -16,4 +16,5 @@ export const MIGRATIONS = [
   sqlFileMigration(1764460800008, 'AddLostAttempts', '008-lost-attempts'),
   sqlFileMigration(1764460800009, 'AddAdminReads', '009-admin-reads'),
   sqlFileMigration(1764460800010, 'GuardOperatorSql', '010-operator-sql'),
+  sqlFileMigration(1764460800011, 'LostAttemptsInParallel', '011-lost-attempts-in-parallel'),
 ];
