@@ -92,4 +92,15 @@ describe('attempts lost with their instance', () => {
     expect(await loseOnce(id)).toEqual({ status: 'pending', charged: 1 });
     expect(await loseOnce(id)).toEqual({ status: 'failed', charged: 1 });
   });
+
+  it('charges a known culprit (the watchdog named it) for its attempt and the uncharged loss before it, and suspects it', async () => {
+    const id = await insert(30, 3);
+    expect(await loseOnce(id)).toEqual({ status: 'pending', charged: 0 });
+    await c.query(`SELECT id FROM aq_claim_actions('dying-worker', ARRAY['test.lost.30'], ARRAY[NULL::int], 100, 60000, false)`);
+    const { rows } = await c.query(`SELECT action_id::text, status, charged FROM aq_release_worker('dying-worker', $1, 'blocked the event loop', 0)`, [id]);
+    expect(rows).toEqual([{ action_id: id, status: 'pending', charged: 2 }]);
+    expect(await row(id)).toMatchObject({ quarantined: true, uncharged_losses: 0, charged_attempts: 2 });
+    // Lost again, now as a suspect: its last attempt.
+    expect(await loseOnce(id)).toEqual({ status: 'failed', charged: 1 });
+  });
 });

@@ -16,10 +16,14 @@
 -- - A suspect lost again is charged: 1 + its uncharged losses, capped at what
 --   is left of its budget (so it fails when that is spent). It stays a suspect
 --   (its next loss costs 1) until an attempt ends normally.
--- - A known culprit (the event-loop watchdog, a stray error) is charged at
---   once; the others released with it are not losses (unchanged from 008).
+-- - A known culprit (the handler running synchronously when the event-loop
+--   watchdog fired, a fatal stray error) is charged at once, for this attempt
+--   and its uncharged losses before it (the evidence explains them), capped
+--   the same way, and becomes a suspect; the others released with it are not
+--   losses (unchanged from 008).
 -- So an innocent action is charged only when it was lost three times in a row,
--- the third while it ran as the one suspect of its instance.
+-- the third while it ran as the one suspect of its instance; an action that
+-- kills its instance every time runs at most 3 times on a budget of 2.
 
 CREATE OR REPLACE FUNCTION aq_end_lost_attempts(p_ids bigint[], p_culprit bigint, p_outcome text, p_reason text,
                                                 p_delay_ms int, p_only_expired boolean)
@@ -39,7 +43,9 @@ BEGIN
     CROSS JOIN LATERAL (
       SELECT CASE WHEN p_culprit IS NULL
                   THEN least(aq_loss_charge(a.quarantined, a.uncharged_losses), greatest(a.max_attempts - a.charged_attempts, 1))
-                  WHEN a.id = p_culprit THEN 1 ELSE 0 END AS charge
+                  WHEN a.id = p_culprit
+                  THEN least(1 + a.uncharged_losses, greatest(a.max_attempts - a.charged_attempts, 1))
+                  ELSE 0 END AS charge
     ) AS c
     WHERE a.id = ANY(p_ids) AND a.status = 'running' AND (NOT p_only_expired OR a.lease_expires_at < now())
     FOR UPDATE OF a
@@ -53,7 +59,7 @@ BEGIN
         last_error       = CASE WHEN p_culprit IS NULL OR a.id = p_culprit THEN p_reason ELSE a.last_error END,
         -- A suspect from its second loss in a row on.
         quarantined      = CASE WHEN p_culprit IS NULL THEN a.quarantined OR a.uncharged_losses + 1 >= 2
-                                WHEN a.id = p_culprit THEN false ELSE a.quarantined END,
+                                WHEN a.id = p_culprit THEN true ELSE a.quarantined END,
         uncharged_losses = CASE WHEN p_culprit IS NULL THEN (CASE WHEN l.charge > 0 THEN 0 ELSE a.uncharged_losses + 1 END)
                                 WHEN a.id = p_culprit THEN 0 ELSE a.uncharged_losses END,
         lease_owner      = NULL,
