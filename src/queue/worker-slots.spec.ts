@@ -68,5 +68,4 @@ describe('WorkerSlots', () => {
     slots.settle(one!, 1, null);
     expect(slots.occupied).toBe(2);
   });
-
 });

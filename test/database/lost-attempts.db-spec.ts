@@ -18,10 +18,10 @@ describe('attempts lost with their instance', () => {
 
   /** Inserts an action of a type of its own (`test.lost.<lockId>`): claims in one test never take another test's actions. */
   async function insert(lockId: number, maxAttempts: number): Promise<string> {
-    const { rows } = await c.query<{ id: string }>(`INSERT INTO actions (lock_id, type, max_attempts) VALUES ($1::bigint, 'test.lost.' || $1::text, $2) RETURNING id::text`, [
-      lockId,
-      maxAttempts,
-    ]);
+    const { rows } = await c.query<{ id: string }>(
+      `INSERT INTO actions (lock_id, type, max_attempts) VALUES ($1::bigint, 'test.lost.' || $1::text, $2) RETURNING id::text`,
+      [lockId, maxAttempts],
+    );
     return rows[0].id;
   }
 
@@ -74,7 +74,12 @@ describe('attempts lost with their instance', () => {
     const id = await insert(10, 2);
     expect(await loseOnce(id)).toEqual({ status: 'pending', charged: 0 });
     expect(await loseOnce(id)).toEqual({ status: 'pending', charged: 0 });
-    expect(await row(id)).toMatchObject({ quarantined: true, uncharged_losses: 2, charged_attempts: 0, trace: 'lease expired (not charged; lost 2 times in a row: now a suspect)' });
+    expect(await row(id)).toMatchObject({
+      quarantined: true,
+      uncharged_losses: 2,
+      charged_attempts: 0,
+      trace: 'lease expired (not charged; lost 2 times in a row: now a suspect)',
+    });
     // An ordinary claim leaves a suspect to the SuspectRunner's claim.
     const { rows } = await c.query(`SELECT id FROM aq_claim_actions('other-worker', ARRAY['test.lost.10'], ARRAY[NULL::int], 100, 60000, false)`);
     expect(rows).toEqual([]);

@@ -106,7 +106,9 @@ describe('recovery after instances are lost', () => {
     instances = await start(db.url, 2);
     const recoveryMs = await drained(locks, restartedAt);
 
-    console.log(`crash recovery: clean run ${cleanMs} ms; drained ${recoveryMs} ms after the restart (bound ${RECOVERY_BOUND_MS} ms, 2x clean ${2 * cleanMs} ms)`);
+    console.log(
+      `crash recovery: clean run ${cleanMs} ms; drained ${recoveryMs} ms after the restart (bound ${RECOVERY_BOUND_MS} ms, 2x clean ${2 * cleanMs} ms)`,
+    );
     expect(recoveryMs).toBeLessThanOrEqual(RECOVERY_BOUND_MS);
     expect(recoveryMs).toBeLessThanOrEqual(2 * cleanMs);
     // Lost once with their instance: re-run uncharged, and no one is suspected.
@@ -130,7 +132,9 @@ describe('recovery after instances are lost', () => {
     const reconnectedAt = Date.now();
     const recoveryMs = await drained(locks, reconnectedAt);
 
-    console.log(`partition recovery: clean run ${cleanMs} ms; drained ${recoveryMs} ms after reconnecting (bound ${RECOVERY_BOUND_MS} ms, 2x clean ${2 * cleanMs} ms)`);
+    console.log(
+      `partition recovery: clean run ${cleanMs} ms; drained ${recoveryMs} ms after reconnecting (bound ${RECOVERY_BOUND_MS} ms, 2x clean ${2 * cleanMs} ms)`,
+    );
     expect(recoveryMs).toBeLessThanOrEqual(RECOVERY_BOUND_MS);
     expect(recoveryMs).toBeLessThanOrEqual(2 * cleanMs);
     expect(await chargedOrFailed(locks)).toBe(0);

@@ -75,7 +75,10 @@ export class ActionResponseDto {
   })
   cancelRequestedAt: string | null;
 
-  @ApiProperty({ example: false, description: 'A suspect: lost with its instance twice in a row; runs one per instance, and a further loss is charged (poison detection)' })
+  @ApiProperty({
+    example: false,
+    description: 'A suspect: lost with its instance twice in a row; runs one per instance, and a further loss is charged (poison detection)',
+  })
   quarantined: boolean;
 }
 
