@@ -140,8 +140,9 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
   }
 
   private onPoll(): void {
-    this.requestClaim('wake');
+    // First: a claim round reserves every free slot while it runs.
     this.runSuspect();
+    this.requestClaim('wake');
   }
 
   /** Lets the SuspectRunner take a due suspect; when it ran one, dispatches what followed and looks for the next. */
