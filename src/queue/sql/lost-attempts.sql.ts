@@ -1,6 +1,6 @@
 /**
  * Reaper: ends up to `$1::int` expired leases (`aq_reap_expired_leases`,
- * src/database/sql/008-lost-attempts.up.sql: quarantine and charging rules).
+ * src/database/sql/011-lost-attempts-in-parallel.up.sql: suspect and charging rules).
  * Returns `{ action_id, attempt, worker_id, status, charged }` per lost attempt.
  */
 export const REAP_EXPIRED_LEASES_SQL = {
