@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Client } from 'pg';
+import { SQL_MIGRATIONS_DIR } from '../../src/database/migrations/sql-file-migration';
 import { withTestDatabase } from '../support';
 
 /**
@@ -107,5 +110,21 @@ describe('attempts lost with their instance', () => {
     expect(await row(id)).toMatchObject({ quarantined: true, uncharged_losses: 0, charged_attempts: 2 });
     // Lost again, now as a suspect: its last attempt.
     expect(await loseOnce(id)).toEqual({ status: 'failed', charged: 1 });
+  });
+
+  it('upgrades work in flight: an action 008 quarantined at its first loss is no suspect after 011 (and is again after its down)', async () => {
+    const migration = (direction: 'up' | 'down') => readFileSync(join(SQL_MIGRATIONS_DIR, `011-lost-attempts-in-parallel.${direction}.sql`), 'utf8');
+    const id = await insert(40, 3);
+    try {
+      await c.query(migration('down'));
+      await loseOnce(id);
+      expect(await row(id)).toMatchObject({ status: 'pending', quarantined: true, uncharged_losses: 1 });
+    } finally {
+      await c.query(migration('up'));
+    }
+    expect(await row(id)).toMatchObject({ status: 'pending', quarantined: false, uncharged_losses: 1, charged_attempts: 0 });
+    await c.query(migration('down'));
+    expect(await row(id)).toMatchObject({ quarantined: true, uncharged_losses: 1 });
+    await c.query(migration('up'));
   });
 });

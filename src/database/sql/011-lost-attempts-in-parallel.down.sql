@@ -63,3 +63,7 @@ BEGIN
   END IF;
   PERFORM aq_wake_workers();
 END $$;
+
+-- 008 quarantined every pending action with an uncharged loss.
+UPDATE actions SET quarantined = true
+WHERE status = 'pending' AND NOT quarantined AND uncharged_losses > 0;

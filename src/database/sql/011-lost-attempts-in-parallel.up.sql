@@ -97,3 +97,10 @@ BEGIN
   END IF;
   PERFORM aq_wake_workers();
 END $$;
+
+-- Work in flight at the upgrade: 008 quarantined a pending action at its first
+-- loss (uncharged_losses 1); by this rule it is not a suspect yet. (A
+-- quarantined action with uncharged_losses 0 was charged as a culprit: it
+-- stays a suspect. A running one finishes its attempt as it is.)
+UPDATE actions SET quarantined = false
+WHERE status = 'pending' AND quarantined AND uncharged_losses = 1;
