@@ -149,7 +149,8 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
   private runSuspect(): void {
     if (this.slots.isPaused()) return;
     void this.suspects.runOne().then((next) => {
-      if (!next) return;
+      // Nothing ran: a claim round meanwhile may have found no room for the slot the suspect's claim held.
+      if (!next) return this.requestClaim('wake');
       if (next.retryInMs !== undefined) this.dueTimer.wakeIn(next.retryInMs);
       this.dispatch(next.next, next.leasedAt);
       this.requestClaim('slot');
