@@ -134,8 +134,15 @@ describe('recovery after instances are lost', () => {
     await waitFor(async () => (await running(locks)) === GROUPS, 20_000);
     await new Promise((r) => setTimeout(r, 1_000));
     proxy.blackhole();
-    // Longer than LEASE_MS: every lease expires while the instances cannot reach the database.
+    // Longer than LEASE_MS: every lease expires while the instances cannot reach the database,
+    // and a reaper on the database's side of the partition (here the test's own call, as an
+    // instance that is not cut off would) returns the actions. Without one, whichever comes
+    // first after the reconnect decides: the fenced instance's own release (not a loss) or its reaper.
     await new Promise((r) => setTimeout(r, LEASE_MS + 1_500));
+    await waitFor(async () => {
+      await c.query(`SELECT * FROM aq_reap_expired_leases(500)`);
+      return (await running(locks)) === 0;
+    }, 10_000);
     proxy.restore();
     const reconnectedAt = Date.now();
     const recoveryMs = await drained(locks, reconnectedAt);
