@@ -87,6 +87,11 @@ export class LeaseKeeper implements OnApplicationBootstrap, OnApplicationShutdow
     this.watchdogState.lowerEarliestDeadline(lease.deadline);
   }
 
+  /** Ids of the actions whose leases this worker holds now (running, or being recorded). */
+  heldActionIds(): string[] {
+    return [...this.leases].map((lease) => lease.actionId);
+  }
+
   untrack(lease: HeldLease): void {
     this.leases.delete(lease);
     if (this.leases.size === 0) this.watchdogState.setEarliestDeadline(Infinity);

@@ -3,7 +3,9 @@ import type { Pool } from 'pg';
 import { Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.token';
 import { PG_POOL } from '../database/pg-pool.provider';
-import { REAP_EXPIRED_LEASES_SQL } from './sql/lost-attempts.sql';
+import { LeaseKeeper } from './lease-keeper.service';
+import { REAP_EXPIRED_LEASES_SQL, RELEASE_UNKNOWN_LEASES_SQL, UNKNOWN_LEASES_CUTOFF_SQL } from './sql/lost-attempts.sql';
+import { WORKER_ID } from './worker-id.token';
 import { WorkerMetrics } from './worker-metrics';
 
 /** Most leases reaped by one statement; the reaper loops while it finds a full batch. */
@@ -14,7 +16,10 @@ const REAP_BATCH = 500;
  * database) every REAPER_INTERVAL_MS, on worker instances. The action runs
  * again at once (the statement wakes the workers), uncharged; lost twice in a
  * row it becomes a suspect, and a suspect lost again is charged
- * (src/database/sql/011-lost-attempts-in-parallel.up.sql). Any number of instances may
+ * (src/database/sql/011-lost-attempts-in-parallel.up.sql). Each round also
+ * releases this worker's unknown leases: granted by a statement whose answer
+ * never arrived (012-unknown-leases.up.sql), so that they run again at once
+ * instead of expiring as losses. Any number of instances may
  * reap at once (SKIP LOCKED); runs never overlap within one.
  */
 @Injectable()
@@ -26,7 +31,9 @@ export class ReaperService implements OnApplicationBootstrap, BeforeApplicationS
   constructor(
     @Inject(PG_POOL) private readonly pool: Pool,
     @Inject(SETTINGS) private readonly settings: Settings,
+    @Inject(WORKER_ID) private readonly workerId: string,
     private readonly metrics: WorkerMetrics,
+    private readonly leases: LeaseKeeper,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -42,7 +49,8 @@ export class ReaperService implements OnApplicationBootstrap, BeforeApplicationS
   }
 
   /**
-   * Reaps every expired lease. A call while one is running joins it.
+   * Reaps every expired lease, then releases this worker's unknown leases. A
+   * call while one is running joins it.
    * @returns how many leases were reaped.
    */
   reap(): Promise<number> {
@@ -65,6 +73,29 @@ export class ReaperService implements OnApplicationBootstrap, BeforeApplicationS
       if (rows.length < REAP_BATCH) break;
     }
     if (total > 0) this.metrics.leasesExpired(total);
+    await this.releaseUnknownLeases();
     return total;
+  }
+
+  /**
+   * Releases the leases this worker has in the database but does not hold.
+   * The cutoff is read before the held leases are listed, and lies the
+   * statement timeout plus LEASE_MS/3 (for a late timer) before it: any lease
+   * granted before it was granted by a statement whose answer has been handled
+   * or given up by then (012-unknown-leases.up.sql).
+   */
+  private async releaseUnknownLeases(): Promise<void> {
+    const timing = this.leases.leaseTiming;
+    const { rows: clock } = await this.pool.query<{ cutoff: string }>({
+      ...UNKNOWN_LEASES_CUTOFF_SQL,
+      values: [timing.statementTimeoutMs + Math.floor(timing.leaseMs / 3)],
+    });
+    const { rows } = await this.pool.query<{ action_id: string; attempt: number }>({
+      ...RELEASE_UNKNOWN_LEASES_SQL,
+      values: [this.workerId, this.leases.heldActionIds(), clock[0].cutoff],
+    });
+    for (const r of rows) {
+      this.logger.warn(`Released action ${r.action_id} attempt ${r.attempt}: leased to this worker by a statement whose answer never arrived (not charged)`);
+    }
   }
 }

@@ -112,6 +112,29 @@ describe('attempts lost with their instance', () => {
     expect(await loseOnce(id)).toEqual({ status: 'failed', charged: 1 });
   });
 
+  it('releases the leases a worker has but does not hold (their answer never arrived), uncharged and not as losses; never one granted after the cutoff', async () => {
+    const held = await insert(50, 3);
+    const unknown = await insert(51, 3);
+    expect(await loseOnce(unknown)).toEqual({ status: 'pending', charged: 0 });
+    const types = ['test.lost.50', 'test.lost.51'];
+    const {
+      rows: [{ before }],
+    } = await c.query(`SELECT clock_timestamp()::text AS before`);
+    await c.query(`SELECT id FROM aq_claim_actions('partitioned', $1, ARRAY[NULL, NULL]::int[], 100, 60000, false)`, [types]);
+    // Granted after the cutoff: kept, whatever the worker says it holds.
+    expect((await c.query(`SELECT * FROM aq_release_unknown_leases('partitioned', ARRAY[]::bigint[], $1)`, [before])).rows).toEqual([]);
+    const { rows } = await c.query(
+      `SELECT action_id::text, status, charged FROM aq_release_unknown_leases('partitioned', ARRAY[$1::bigint], clock_timestamp())`,
+      [held],
+    );
+    expect(rows).toEqual([{ action_id: unknown, status: 'pending', charged: 0 }]);
+    // Its one earlier loss still counts, no more: not a suspect, due at once.
+    expect(await row(unknown)).toMatchObject({ status: 'pending', quarantined: false, uncharged_losses: 1, charged_attempts: 0, due: true });
+    const { rows: trace } = await c.query(`SELECT outcome, error FROM action_attempts WHERE action_id = $1 ORDER BY id DESC LIMIT 1`, [unknown]);
+    expect(trace).toEqual([{ outcome: 'released', error: 'released: lease granted by a statement whose answer never arrived' }]);
+    expect((await row(held)).status).toBe('running');
+  });
+
   it('upgrades work in flight: an action 008 quarantined at its first loss is no suspect after 011 (and is again after its down)', async () => {
     const migration = (direction: 'up' | 'down') => readFileSync(join(SQL_MIGRATIONS_DIR, `011-lost-attempts-in-parallel.${direction}.sql`), 'utf8');
     const id = await insert(40, 3);

@@ -17,4 +17,5 @@ export const MIGRATIONS = [
   sqlFileMigration(1764460800009, 'AddAdminReads', '009-admin-reads'),
   sqlFileMigration(1764460800010, 'GuardOperatorSql', '010-operator-sql'),
   sqlFileMigration(1764460800011, 'LostAttemptsInParallel', '011-lost-attempts-in-parallel'),
+  sqlFileMigration(1764460800012, 'ReleaseUnknownLeases', '012-unknown-leases'),
 ];
