@@ -68,4 +68,16 @@ describe('WorkerSlots', () => {
     slots.settle(one!, 1, null);
     expect(slots.occupied).toBe(2);
   });
+
+  it('keeps one slot from claims while a suspect may be due, and gives it to the suspect', () => {
+    const slots = slotsOf(3);
+    slots.holdBackOne(true);
+    const claim = slots.reserve();
+    expect(claim.slots).toBe(2);
+    const one = slots.reserveOne();
+    expect(one?.slots).toBe(1);
+    slots.settle(claim, 0, 2);
+    // The hold ended with the suspect's grant.
+    expect(slots.reserve().slots).toBe(2);
+  });
 });

@@ -34,6 +34,8 @@ export class WorkerSlots {
   private occupiedCount = 0;
   private reservedCount = 0;
   private stuckCount = 0;
+  /** 1 while a suspect may be due and none runs here: one slot is kept from claims for it. */
+  private heldBack = 0;
   private wakeSeq = 0;
   private queueIdle = false;
   private readonly pauses = new Set<PauseReason>();
@@ -80,18 +82,29 @@ export class WorkerSlots {
    * @returns the grant; 0 slots while paused or full.
    */
   reserve(finishing = 0): SlotGrant {
-    const free = this.pauses.size > 0 ? 0 : Math.max(0, this.settings.WORKER_CONCURRENCY - this.occupiedCount - this.reservedCount + finishing);
+    const free = this.pauses.size > 0 ? 0 : Math.max(0, this.settings.WORKER_CONCURRENCY - this.occupiedCount - this.reservedCount - this.heldBack + finishing);
     this.reservedCount += free;
     return { slots: free, claim: !this.queueIdle, wakeSeq: this.wakeSeq };
   }
 
   /**
-   * Reserves one free slot (for a suspect action, which runs in one slot
-   * beside the others). Give it back with {@link settle}.
+   * Keeps one slot from {@link reserve} (true) or gives it back (false): a
+   * suspect may be due, and on a saturated instance every freed slot would
+   * otherwise go to the next claim first.
+   */
+  holdBackOne(hold: boolean): void {
+    this.heldBack = hold ? 1 : 0;
+  }
+
+  /**
+   * Reserves one free slot, the held-back one included (for a suspect action,
+   * which runs in one slot beside the others), and ends the hold. Give it
+   * back with {@link settle}.
    * @returns the grant, or null while paused or full.
    */
   reserveOne(): SlotGrant | null {
     if (this.pauses.size > 0 || this.occupiedCount + this.reservedCount >= this.settings.WORKER_CONCURRENCY) return null;
+    this.heldBack = 0;
     this.reservedCount += 1;
     return { slots: 1, claim: true, wakeSeq: this.wakeSeq };
   }

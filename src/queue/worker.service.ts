@@ -134,12 +134,15 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       void this.executor.execute(row, leasedAt).then((next) => {
         if (next.retryInMs !== undefined) this.dueTimer.wakeIn(next.retryInMs);
         this.dispatch(next.next, next.leasedAt);
+        // A freed slot goes to a due suspect first: on a saturated instance the claim round would always win it.
+        this.runSuspect();
         this.requestClaim('slot');
       });
     }
   }
 
   private onPoll(): void {
+    this.suspects.markMaybeDue();
     // First: a claim round reserves every free slot while it runs.
     this.runSuspect();
     this.requestClaim('wake');
@@ -148,8 +151,10 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
   /** Lets the SuspectRunner take a due suspect; when it ran one, dispatches what followed and looks for the next. */
   private runSuspect(): void {
     if (this.slots.isPaused()) return;
-    void this.suspects.runOne().then((next) => {
-      // Nothing ran: a claim round meanwhile may have found no room for the slot the suspect's claim held.
+    const run = this.suspects.runOne();
+    if (!run) return;
+    void run.then((next) => {
+      // None was due: a claim round meanwhile may have found no room for the slot the suspect's claim held.
       if (!next) return this.requestClaim('wake');
       if (next.retryInMs !== undefined) this.dueTimer.wakeIn(next.retryInMs);
       this.dispatch(next.next, next.leasedAt);
