@@ -81,6 +81,7 @@ export class AttemptExecutor {
     let result: FinishResult = { recorded: false, next: [], sentAt: monotonicNow() };
     if (run.end) result = await this.finisher.finish({ actionId: row.id, attempt: row.attempts, end: run.end }, run.settledAtEnd, () => lease.deadline);
     this.leases.untrack(lease);
+    if (!run.end) this.leases.leaveToExpire(lease);
     if (run.settledAtEnd) this.slots.vacate();
     if (run.end && !result.recorded) {
       this.metrics.fenced();

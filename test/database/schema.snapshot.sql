@@ -673,7 +673,7 @@ BEGIN
   RETURN QUERY SELECT * FROM aq_end_lost_attempts(ARRAY(
     SELECT a.id FROM actions AS a
     WHERE a.status = 'running' AND a.lease_owner = p_worker AND a.id <> ALL(p_held)
-      AND a.attempt_started_at < p_granted_before
+      AND a.attempt_started_at < p_granted_before AND a.lease_expires_at >= now()
     FOR UPDATE SKIP LOCKED
   ), 0, 'released', 'lease granted by a statement whose answer never arrived', 0, false);
 END $function$

@@ -14,6 +14,7 @@
 -- before that was sent before it, so its answer has either been handled (the
 -- lease is in p_held, or its attempt is recorded) or been given up by then,
 -- however long this statement itself takes to arrive.
+-- An expired lease is left to the reaper (a loss, if its instance is gone).
 -- p_culprit 0 (no action has that id) makes aq_end_lost_attempts release each
 -- one uncharged with its suspect state unchanged.
 CREATE FUNCTION aq_release_unknown_leases(p_worker text, p_held bigint[], p_granted_before timestamptz)
@@ -26,7 +27,7 @@ BEGIN
   RETURN QUERY SELECT * FROM aq_end_lost_attempts(ARRAY(
     SELECT a.id FROM actions AS a
     WHERE a.status = 'running' AND a.lease_owner = p_worker AND a.id <> ALL(p_held)
-      AND a.attempt_started_at < p_granted_before
+      AND a.attempt_started_at < p_granted_before AND a.lease_expires_at >= now()
     FOR UPDATE SKIP LOCKED
   ), 0, 'released', 'lease granted by a statement whose answer never arrived', 0, false);
 END $$;
