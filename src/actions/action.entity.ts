@@ -109,11 +109,11 @@ export class Action {
   @Column({ name: 'cancel_requested_at', type: 'timestamptz', nullable: true })
   cancelRequestedAt: Date | null;
 
-  /** Poison detection: an attempt was lost with its instance; the next runs alone. */
+  /** Poison detection: a suspect, lost with its instance twice in a row (011-lost-attempts-in-parallel.up.sql). */
   @Column({ type: 'boolean', default: false })
   quarantined: boolean;
 
-  /** Lost attempts not charged yet (charged if the action is lost again while quarantined). */
+  /** Losses with its instance in a row, not charged yet (charged if it is lost again as a suspect). */
   @Column({ name: 'uncharged_losses', type: 'integer', default: 0 })
   unchargedLosses: number;
 }

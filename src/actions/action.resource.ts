@@ -46,7 +46,7 @@ export interface ActionResource {
   chargedAttempts: number;
   /** When cancellation of the running action was requested, or null. */
   cancelRequestedAt: string | null;
-  /** Its last attempt was lost with its instance: the next one runs alone (poison detection). */
+  /** A suspect: lost with its instance twice in a row; runs one per instance, and a further loss is charged (poison detection). */
   quarantined: boolean;
 }
 

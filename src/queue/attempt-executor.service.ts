@@ -84,6 +84,7 @@ export class AttemptExecutor {
     const freesSlot = run.settledAtEnd && this.slots.freesSlotWhenSettled(row.id);
     if (run.end) result = await this.finisher.finish({ actionId: row.id, attempt: row.attempts, end: run.end }, freesSlot, () => lease.deadline);
     this.leases.untrack(lease);
+    if (!run.end) this.leases.leaveToExpire(lease);
     if (run.settledAtEnd) this.slots.handlerSettled(row.id);
     if (run.end && !result.recorded) {
       this.metrics.fenced();

@@ -59,7 +59,7 @@ const THREAD_START_ALLOWANCE_MS = 30_000;
  * - cancellation: `cancelled` once the handler stops; if it does not, nothing
  *   is recorded and the lease, no longer renewed, expires (then `cancelled`);
  * - self-fencing: released (if the database can still be reached), except a
- *   quarantined attempt running alone, left to expire: a loss (poison detection);
+ *   suspect's attempt, left to expire: a loss (poison detection);
  * - lease lost: nothing is recorded (another attempt owns the action).
  */
 @Injectable()
@@ -88,8 +88,8 @@ export class AttemptRunner {
   /**
    * @param row the leased action (its attempt number is the fencing token).
    * @param handlerStop tells the handler to stop; the caller's LeaseKeeper uses it too.
-   * @param startWhen when given, the handler starts only once it resolves to
-   *   null (a quarantined action waiting to be alone); an Error it resolves
+   * @param startWhen when given, the attempt is a suspect's (SuspectRunner) and
+   *   the handler starts only once it resolves to null; an Error it resolves
    *   to, or a stop before, ends the attempt unstarted with that reason.
    * @returns how the attempt ended; never rejects.
    */
@@ -210,14 +210,14 @@ export class AttemptRunner {
   /**
    * What to record for an attempt its signal stopped, or null to record
    * nothing (the lease is gone, or is left to expire).
-   * @param quarantined the attempt ran alone, in quarantine (its last attempt was lost with its instance).
+   * @param quarantined the attempt is a suspect's (lost with its instance twice in a row).
    */
   private abortEnd(row: LeasedActionRow, reason: unknown, settled: boolean, stray: unknown, quarantined = false): AttemptEnd | null {
     if (reason instanceof LeaseLostError) return null;
-    // Running alone, its instance could not keep it leased: a second loss with
-    // an instance, not a release. Left to expire, the reaper counts it as one
-    // and charges both (poison detection, 008-lost-attempts.up.sql); found in
-    // an out-of-memory spiral, whose stalls beat the watchdog to it.
+    // A suspect whose instance could not keep it leased: a loss with its
+    // instance, not a release. Left to expire, the reaper counts it as one and
+    // charges it (poison detection, 011-lost-attempts-in-parallel.up.sql);
+    // found in an out-of-memory spiral, whose stalls beat the watchdog to it.
     if (reason instanceof LeaseExpiringError && quarantined) return null;
     if (reason instanceof HandlerTimeoutError) return this.failureEnd(row, reason, 'timeout');
     if (reason instanceof StrayHandlerError) return this.failureEnd(row, stray ?? reason, 'error');

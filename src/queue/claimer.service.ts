@@ -7,7 +7,7 @@ import { StatementNaming, statementNaming, timedQuery } from '../database/timed-
 import { ActionHandlersRegistry } from '../handlers/action-handlers.registry';
 import { leaseTiming, LeaseTiming } from './lease-timing';
 import { monotonicNow } from './monotonic-clock';
-import { CLAIM_ACTIONS_SQL, NEXT_DUE_SQL, QUARANTINED_WAITING_SQL } from './sql/claim-actions.sql';
+import { CLAIM_ACTIONS_SQL, NEXT_DUE_SQL } from './sql/claim-actions.sql';
 import { LeasedActionRow } from './sql/leased-action.sql';
 import { WORKER_ID } from './worker-id.token';
 import { WorkerMetrics } from './worker-metrics';
@@ -47,7 +47,7 @@ export class ClaimerService {
     return this.run(limit, false);
   }
 
-  /** Claims at most one due quarantined head, to be run alone. */
+  /** Claims at most one due suspect (quarantined) head, for the SuspectRunner. */
   claimQuarantined(): Promise<Claimed> {
     return this.run(1, true);
   }
@@ -56,12 +56,6 @@ export class ClaimerService {
   async msUntilNextDue(): Promise<number | null> {
     const { rows } = await this.query<{ wait_ms: number | null }>(NEXT_DUE_SQL, [this.registry.types()]);
     return rows[0]?.wait_ms ?? null;
-  }
-
-  /** How long a due quarantined head of these types has been waiting (ms), or null when none is. */
-  async quarantinedWaitingMs(): Promise<number | null> {
-    const { rows } = await this.query<{ waiting_ms: number | null }>(QUARANTINED_WAITING_SQL, [this.registry.types()]);
-    return rows[0]?.waiting_ms ?? null;
   }
 
   private async run(limit: number, quarantined: boolean): Promise<Claimed> {

@@ -49,6 +49,8 @@ export interface HeldLease {
 export class LeaseKeeper implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(LeaseKeeper.name);
   private readonly leases = new Set<HeldLease>();
+  /** Leases left to expire, and until when (monotonic ms) they count as held. */
+  private readonly expiring = new Map<HeldLease, number>();
   private readonly timing: LeaseTiming;
   private heartbeatTimer: NodeJS.Timeout | undefined;
   private fenceTimer: NodeJS.Timeout | undefined;
@@ -90,6 +92,27 @@ export class LeaseKeeper implements OnApplicationBootstrap, OnApplicationShutdow
   track(lease: HeldLease): void {
     this.leases.add(lease);
     this.watchdogState.lowerEarliestDeadline(lease.deadline);
+  }
+
+  /**
+   * Ids of the actions whose leases this worker holds now (running, or being
+   * recorded), and of those it leaves to expire until they surely have (see
+   * {@link leaveToExpire}).
+   */
+  heldActionIds(): string[] {
+    const now = monotonicNow();
+    for (const [lease, until] of this.expiring) if (until <= now) this.expiring.delete(lease);
+    return [...this.leases, ...this.expiring.keys()].map((lease) => lease.actionId);
+  }
+
+  /**
+   * Counts an untracked lease as held until it has surely expired in the
+   * database (its deadline plus LEASE_MS): its attempt recorded nothing and
+   * leaves it to expire (a cancel its handler ignored, a suspect that lost
+   * its lease), which must not be released early as unknown.
+   */
+  leaveToExpire(lease: HeldLease): void {
+    this.expiring.set(lease, lease.deadline + this.timing.leaseMs);
   }
 
   untrack(lease: HeldLease): void {

@@ -15,8 +15,8 @@ import { WatchdogSharedState } from './containment/watchdog-shared-state';
 import { HandlerThreads } from './isolation/handler-threads.service';
 import { LeaseKeeper } from './lease-keeper.service';
 import { NotificationListener } from './notification-listener.service';
-import { QuarantineDrain } from './quarantine-drain.service';
 import { ReaperService } from './reaper.service';
+import { SuspectRunner } from './suspect-runner.service';
 import { WorkerMetrics } from './worker-metrics';
 import { WorkerService } from './worker.service';
 import { WorkerSlots } from './worker-slots';
@@ -25,7 +25,7 @@ import { WorkerSlots } from './worker-slots';
  * The worker side: claim (ClaimerService) and dispatch (WorkerService), run
  * each attempt (AttemptExecutor → AttemptRunner, HandlerThreads), keep leases
  * (LeaseKeeper), record ends (AttemptFinisher), reap expired leases
- * (ReaperService), run quarantined actions alone (QuarantineDrain), and
+ * (ReaperService), run suspect actions one per instance beside other work (SuspectRunner), and
  * contain misbehaving handlers (StrayErrorGuard, EventLoopWatchdog). docs/architecture.md draws the path of an action.
  */
 @Module({
@@ -46,7 +46,7 @@ import { WorkerSlots } from './worker-slots';
       useFactory: (settings: Settings, databaseUrl: string) => planWakeUp(settings, databaseUrl),
     },
     NotificationListener,
-    QuarantineDrain,
+    SuspectRunner,
     WorkerService,
     ReaperService,
     StrayErrorGuard,

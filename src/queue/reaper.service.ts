@@ -4,7 +4,9 @@ import { Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.token';
 import { PG_POOL } from '../database/pg-pool.provider';
 import { hotPathQuery, statementNaming } from '../database/timed-query';
-import { REAP_EXPIRED_LEASES_SQL } from './sql/lost-attempts.sql';
+import { LeaseKeeper } from './lease-keeper.service';
+import { REAP_EXPIRED_LEASES_SQL, RELEASE_UNKNOWN_LEASES_SQL, UNKNOWN_LEASES_CUTOFF_SQL } from './sql/lost-attempts.sql';
+import { WORKER_ID } from './worker-id.token';
 import { WorkerMetrics } from './worker-metrics';
 
 /** Most leases reaped by one statement; the reaper loops while it finds a full batch. */
@@ -13,9 +15,12 @@ const REAP_BATCH = 500;
 /**
  * Ends attempts whose lease expired (their worker died, stalled or lost the
  * database) every REAPER_INTERVAL_MS, on worker instances. The action runs
- * again (the statement wakes the workers), quarantined: its next attempt runs
- * alone, and the lost attempt is charged only if it was already quarantined
- * (src/database/sql/008-lost-attempts.up.sql). Any number of instances may
+ * again at once (the statement wakes the workers), uncharged; lost twice in a
+ * row it becomes a suspect, and a suspect lost again is charged
+ * (src/database/sql/011-lost-attempts-in-parallel.up.sql). Each round also
+ * releases this worker's unknown leases: granted by a statement whose answer
+ * never arrived (012-unknown-leases.up.sql), so that they run again at once
+ * instead of expiring as losses. Any number of instances may
  * reap at once (SKIP LOCKED); runs never overlap within one.
  */
 @Injectable()
@@ -27,7 +32,9 @@ export class ReaperService implements OnApplicationBootstrap, BeforeApplicationS
   constructor(
     @Inject(PG_POOL) private readonly pool: Pool,
     @Inject(SETTINGS) private readonly settings: Settings,
+    @Inject(WORKER_ID) private readonly workerId: string,
     private readonly metrics: WorkerMetrics,
+    private readonly leases: LeaseKeeper,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -43,7 +50,8 @@ export class ReaperService implements OnApplicationBootstrap, BeforeApplicationS
   }
 
   /**
-   * Reaps every expired lease. A call while one is running joins it.
+   * Reaps every expired lease, then releases this worker's unknown leases. A
+   * call while one is running joins it.
    * @returns how many leases were reaped.
    */
   reap(): Promise<number> {
@@ -58,13 +66,35 @@ export class ReaperService implements OnApplicationBootstrap, BeforeApplicationS
         hotPathQuery(REAP_EXPIRED_LEASES_SQL, [REAP_BATCH], statementNaming(this.settings.DATABASE_POOLER)),
       );
       for (const r of rows) {
-        const charge = r.charged > 0 ? `charged ${r.charged} attempt(s)` : 'not charged, quarantined';
+        const charge = r.charged > 0 ? `charged ${r.charged} attempt(s)` : 'not charged';
         this.logger.warn(`Lease expired: action ${r.action_id} attempt ${r.attempt} (worker ${r.worker_id}); now ${r.status}, ${charge}`);
       }
       total += rows.length;
       if (rows.length < REAP_BATCH) break;
     }
     if (total > 0) this.metrics.leasesExpired(total);
+    await this.releaseUnknownLeases();
     return total;
+  }
+
+  /**
+   * Releases the leases this worker has in the database but does not hold.
+   * The cutoff is read before the held leases are listed, and lies the
+   * statement timeout plus LEASE_MS/3 (for a late timer) before it: any lease
+   * granted before it was granted by a statement whose answer has been handled
+   * or given up by then (012-unknown-leases.up.sql).
+   */
+  private async releaseUnknownLeases(): Promise<void> {
+    const timing = this.leases.leaseTiming;
+    const naming = statementNaming(this.settings.DATABASE_POOLER);
+    const { rows: clock } = await this.pool.query<{ cutoff: string }>(
+      hotPathQuery(UNKNOWN_LEASES_CUTOFF_SQL, [timing.statementTimeoutMs + Math.floor(timing.leaseMs / 3)], naming),
+    );
+    const { rows } = await this.pool.query<{ action_id: string; attempt: number }>(
+      hotPathQuery(RELEASE_UNKNOWN_LEASES_SQL, [this.workerId, this.leases.heldActionIds(), clock[0].cutoff], naming),
+    );
+    for (const r of rows) {
+      this.logger.warn(`Released action ${r.action_id} attempt ${r.attempt}: leased to this worker by a statement whose answer never arrived (not charged)`);
+    }
   }
 }

@@ -79,24 +79,29 @@ describe('WorkerSlots', () => {
     expect(slots.idle).toBe(false);
   });
 
-  it('grants a slot to a quarantined action only while quarantine alone pauses the worker, and says when it is alone', async () => {
-    const slots = slotsOf(4);
-    slots.settle(slots.reserve(), 2, 4);
-    expect(slots.reserveQuarantined()).toBeNull();
-    slots.pause('quarantine');
+  it('grants one slot to a suspect beside the others, never while paused or full', () => {
+    const slots = slotsOf(3);
+    slots.settle(slots.reserve(), 1, 3);
     slots.pause('fenced');
-    expect(slots.reserveQuarantined()).toBeNull();
+    expect(slots.reserveOne()).toBeNull();
     slots.resume('fenced');
-    const grant = slots.reserveQuarantined();
-    expect(grant?.slots).toBe(1);
-    slots.settle(grant!, 1, null);
-    let alone = false;
-    void slots.whenAlone().then(() => (alone = true));
-    slots.vacate();
-    await Promise.resolve();
-    expect(alone).toBe(false);
-    slots.vacate();
-    await Promise.resolve();
-    expect(alone).toBe(true);
+    const one = slots.reserveOne();
+    expect(one?.slots).toBe(1);
+    expect(slots.reserve().slots).toBe(1);
+    expect(slots.reserveOne()).toBeNull();
+    slots.settle(one!, 1, null);
+    expect(slots.occupied).toBe(2);
+  });
+
+  it('keeps one slot from claims while a suspect may be due, and gives it to the suspect', () => {
+    const slots = slotsOf(3);
+    slots.holdBackOne(true);
+    const claim = slots.reserve();
+    expect(claim.slots).toBe(2);
+    const one = slots.reserveOne();
+    expect(one?.slots).toBe(1);
+    slots.settle(claim, 0, 2);
+    // The hold ended with the suspect's grant.
+    expect(slots.reserve().slots).toBe(2);
   });
 });

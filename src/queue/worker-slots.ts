@@ -3,7 +3,7 @@ import { Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.token';
 
 /** Why this worker takes no new work right now. */
-export type PauseReason = 'stopping' | 'fenced' | 'quarantine';
+export type PauseReason = 'stopping' | 'fenced';
 
 /** Slots promised to one claim or finishing statement. */
 export interface SlotGrant {
@@ -31,8 +31,7 @@ export interface SlotGrant {
  *   take more than the free slots together.
  * - A claim that finds less than it asked marks the queue `idle`: freed slots
  *   then wait for the next wake-up instead of claiming again for nothing.
- * - While paused (shutdown, self-fencing, a quarantined action running alone)
- *   no slot is granted.
+ * - While paused (shutdown, self-fencing) no slot is granted.
  */
 @Injectable()
 export class WorkerSlots {
@@ -44,10 +43,11 @@ export class WorkerSlots {
   /** Handlers stuck (attempt ended, promise not settled), by action id. */
   private readonly stuckHandlers = new Map<string, number>();
   private slotFreed: () => void = () => undefined;
+  /** 1 while a suspect may be due and none runs here: one slot is kept from claims for it. */
+  private heldBack = 0;
   private wakeSeq = 0;
   private queueIdle = false;
   private readonly pauses = new Set<PauseReason>();
-  private aloneWaiter: (() => void) | null = null;
 
   constructor(@Inject(SETTINGS) private readonly settings: Settings) {}
 
@@ -101,33 +101,31 @@ export class WorkerSlots {
    * @returns the grant; 0 slots while paused or full.
    */
   reserve(finishing = 0): SlotGrant {
-    const free = this.pauses.size > 0 ? 0 : Math.max(0, this.settings.WORKER_CONCURRENCY - this.occupiedCount - this.reservedCount + finishing);
+    const free = this.pauses.size > 0 ? 0 : Math.max(0, this.settings.WORKER_CONCURRENCY - this.occupiedCount - this.reservedCount - this.heldBack + finishing);
     this.reservedCount += free;
     return { slots: free, claim: !this.queueIdle, wakeSeq: this.wakeSeq };
   }
 
   /**
-   * Reserves one slot for a quarantined action, whatever else runs: it waits
-   * for {@link whenAlone} before its handler starts. Only while the worker is
-   * paused for quarantine alone (so nothing else is granted meanwhile).
-   * @returns the grant, or null when another pause applies.
+   * Keeps one slot from {@link reserve} (true) or gives it back (false): a
+   * suspect may be due, and on a saturated instance every freed slot would
+   * otherwise go to the next claim first.
    */
-  reserveQuarantined(): SlotGrant | null {
-    if (this.pauses.size !== 1 || !this.pauses.has('quarantine')) return null;
-    this.reservedCount += 1;
-    return { slots: 1, claim: true, wakeSeq: this.wakeSeq };
+  holdBackOne(hold: boolean): void {
+    this.heldBack = hold ? 1 : 0;
   }
 
   /**
-   * Resolves once the only occupied slot is the caller's own (a leased
-   * quarantined action) and nothing is reserved: every other handler,
-   * stuck ones included, has returned. One waiter at a time.
+   * Reserves one free slot, the held-back one included (for a suspect action,
+   * which runs in one slot beside the others), and ends the hold. Give it
+   * back with {@link settle}.
+   * @returns the grant, or null while paused or full.
    */
-  whenAlone(): Promise<void> {
-    return new Promise((resolve) => {
-      this.aloneWaiter = resolve;
-      this.checkAlone();
-    });
+  reserveOne(): SlotGrant | null {
+    if (this.pauses.size > 0 || this.occupiedCount + this.reservedCount >= this.settings.WORKER_CONCURRENCY) return null;
+    this.heldBack = 0;
+    this.reservedCount += 1;
+    return { slots: 1, claim: true, wakeSeq: this.wakeSeq };
   }
 
   /**
@@ -138,7 +136,6 @@ export class WorkerSlots {
   settle(grant: SlotGrant, started: number, asked: number | null, found = started): void {
     this.reservedCount -= grant.slots;
     this.occupiedCount += started;
-    this.checkAlone();
     if (asked === null || asked === 0) return;
     if (found >= asked) this.queueIdle = false;
     else if (this.wakeSeq === grant.wakeSeq) this.queueIdle = true;
@@ -147,7 +144,6 @@ export class WorkerSlots {
   /** A slot is free (a handler settled, or an attempt gave back the slot it shares with its action's live handler). */
   vacate(): void {
     this.occupiedCount--;
-    this.checkAlone();
   }
 
   /**
@@ -184,12 +180,5 @@ export class WorkerSlots {
     const count = (this.stuckHandlers.get(actionId) ?? 0) + delta;
     if (count > 0) this.stuckHandlers.set(actionId, count);
     else this.stuckHandlers.delete(actionId);
-  }
-
-  private checkAlone(): void {
-    if (!this.aloneWaiter || this.occupiedCount !== 1 || this.reservedCount !== 0) return;
-    const resolve = this.aloneWaiter;
-    this.aloneWaiter = null;
-    resolve();
   }
 }

@@ -2,15 +2,15 @@ import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBoo
 import { Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.token';
 import { ShutdownError } from './abort-reasons';
-import { AttemptExecutor, Continuation } from './attempt-executor.service';
+import { AttemptExecutor } from './attempt-executor.service';
 import { waitAtMost } from '../wait-at-most';
 import { ClaimerService } from './claimer.service';
 import { DueTimer } from './due-timer';
 import { LeaseKeeper } from './lease-keeper.service';
 import { NotificationListener } from './notification-listener.service';
-import { QuarantineDrain } from './quarantine-drain.service';
 import { WAKE_UP_PLAN, WakeUpPlan } from './wake-up-plan';
 import { LeasedActionRow } from './sql/leased-action.sql';
+import { SuspectRunner } from './suspect-runner.service';
 import { WorkerSlots } from './worker-slots';
 
 /** After a failed claim (database away), wait this long before the next (ms). */
@@ -27,8 +27,8 @@ const CLAIM_ERROR_PAUSE_MS = 500;
  *   overlap: a request during one asks for one more round.
  * - What a finishing statement takes for this worker (hand-offs, claims) is
  *   executed at once, without a claim of its own.
- * - Poison detection: each poll asks the QuarantineDrain whether this
- *   instance should run a due quarantined action alone.
+ * - Poison detection: each poll, and the end of each suspect's attempt, lets
+ *   the SuspectRunner take one due suspect into one slot, beside other work.
  * - Shutdown: no new claims; running handlers get SHUTDOWN_TIMEOUT_MS, then
  *   are aborted and their actions released.
  */
@@ -52,7 +52,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     private readonly executor: AttemptExecutor,
     private readonly leases: LeaseKeeper,
     private readonly listener: NotificationListener,
-    private readonly quarantine: QuarantineDrain,
+    private readonly suspects: SuspectRunner,
     @Inject(WAKE_UP_PLAN) private readonly wakeUp: WakeUpPlan,
   ) {}
 
@@ -84,7 +84,6 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     clearInterval(this.pollTimer);
     clearInterval(this.shortPollTimer);
     this.dueTimer.cancel();
-    this.quarantine.giveUpHeld(new ShutdownError());
     this.logger.log(`Shutting down${signal ? ` (${signal})` : ''}: no new claims; ${this.executor.activeAttempts} running`);
     await this.listener.stop();
     if (!(await waitAtMost(this.executor.whenIdle(), this.settings.SHUTDOWN_TIMEOUT_MS))) {
@@ -143,29 +142,33 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       void this.executor.execute(row, leasedAt).then((next) => {
         if (next.retryInMs !== undefined) this.dueTimer.wakeIn(next.retryInMs);
         this.dispatch(next.next, next.leasedAt);
+        // A freed slot goes to a due suspect first: on a saturated instance the claim round would always win it.
+        this.runSuspect();
         this.requestClaim('slot');
       });
     }
   }
 
   private onPoll(): void {
-    this.quarantine.giveUpIfStuck();
-    if (this.slots.isPaused()) return this.requestClaim('wake');
-    void this.quarantine.shouldDrain().then(
-      (drain) => {
-        if (drain) void this.quarantine.drain().then((continuations) => this.afterQuarantine(continuations));
-        this.requestClaim('wake');
-      },
-      () => this.requestClaim('wake'),
-    );
+    this.suspects.markMaybeDue();
+    // First: a claim round reserves every free slot while it runs.
+    this.runSuspect();
+    this.requestClaim('wake');
   }
 
-  private afterQuarantine(continuations: Continuation[]): void {
-    for (const next of continuations) {
+  /** Lets the SuspectRunner take a due suspect; when it ran one, dispatches what followed and looks for the next. */
+  private runSuspect(): void {
+    if (this.slots.isPaused()) return;
+    const run = this.suspects.runOne();
+    if (!run) return;
+    void run.then((next) => {
+      // None was due: a claim round meanwhile may have found no room for the slot the suspect's claim held.
+      if (!next) return this.requestClaim('wake');
       if (next.retryInMs !== undefined) this.dueTimer.wakeIn(next.retryInMs);
       this.dispatch(next.next, next.leasedAt);
-    }
-    this.requestClaim('wake');
+      this.requestClaim('slot');
+      this.runSuspect();
+    });
   }
 
   /** After a claim that found less than it asked: wake when the next scheduled head comes due. */

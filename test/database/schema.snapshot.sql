@@ -448,8 +448,11 @@ BEGIN
                 ELSE 'pending' END AS next_status
     FROM actions AS a
     CROSS JOIN LATERAL (
-      SELECT CASE WHEN p_culprit IS NULL THEN aq_loss_charge(a.quarantined, a.uncharged_losses)
-                  WHEN a.id = p_culprit THEN 1 ELSE 0 END AS charge
+      SELECT CASE WHEN p_culprit IS NULL
+                  THEN least(aq_loss_charge(a.quarantined, a.uncharged_losses), greatest(a.max_attempts - a.charged_attempts, 1))
+                  WHEN a.id = p_culprit
+                  THEN least(1 + a.uncharged_losses, greatest(a.max_attempts - a.charged_attempts, 1))
+                  ELSE 0 END AS charge
     ) AS c
     WHERE a.id = ANY(p_ids) AND a.status = 'running' AND (NOT p_only_expired OR a.lease_expires_at < now())
     FOR UPDATE OF a
@@ -461,14 +464,16 @@ BEGIN
         run_at           = CASE WHEN l.next_status = 'pending' THEN now() + p_delay_ms * interval '1 millisecond' ELSE a.run_at END,
         charged_attempts = a.charged_attempts + l.charge,
         last_error       = CASE WHEN p_culprit IS NULL OR a.id = p_culprit THEN p_reason ELSE a.last_error END,
-        quarantined      = CASE WHEN p_culprit IS NULL THEN true WHEN a.id = p_culprit THEN false ELSE a.quarantined END,
-        uncharged_losses = CASE WHEN p_culprit IS NULL THEN (CASE WHEN a.quarantined THEN 0 ELSE 1 END)
+        -- A suspect from its second loss in a row on.
+        quarantined      = CASE WHEN p_culprit IS NULL THEN a.quarantined OR a.uncharged_losses + 1 >= 2
+                                WHEN a.id = p_culprit THEN true ELSE a.quarantined END,
+        uncharged_losses = CASE WHEN p_culprit IS NULL THEN (CASE WHEN l.charge > 0 THEN 0 ELSE a.uncharged_losses + 1 END)
                                 WHEN a.id = p_culprit THEN 0 ELSE a.uncharged_losses END,
         lease_owner      = NULL,
         lease_expires_at = NULL
     FROM lost AS l
     WHERE a.id = l.id
-    RETURNING a.id, a.lock_id, l.attempts, l.lease_owner, l.attempt_started_at, a.status, l.charge
+    RETURNING a.id, a.lock_id, l.attempts, l.lease_owner, l.attempt_started_at, a.status, l.charge, a.uncharged_losses, a.quarantined
   ),
   traced AS (
     INSERT INTO action_attempts (action_id, lock_id, attempt, worker_id, started_at, finished_at, outcome, error)
@@ -476,7 +481,10 @@ BEGIN
            CASE WHEN e.id = p_culprit THEN 'error' ELSE p_outcome END,
            CASE WHEN p_culprit IS NULL OR e.id = p_culprit THEN p_reason
                 ELSE 'released: ' || p_reason END
-             || CASE WHEN e.charge = 0 AND (p_culprit IS NULL) THEN ' (not charged; quarantined)' ELSE '' END
+             || CASE WHEN p_culprit IS NOT NULL THEN ''
+                     WHEN e.charge > 0 THEN ' (charged: lost again as a suspect)'
+                     WHEN e.quarantined THEN ' (not charged; lost ' || e.uncharged_losses || ' times in a row: now a suspect)'
+                     ELSE ' (not charged; run again at once)' END
     FROM ended AS e
     RETURNING action_id
   )
@@ -788,6 +796,22 @@ BEGIN
   RAISE EXCEPTION 'payload is % bytes as JSON text, over the limit of % bytes (aq.max_payload_bytes)', octet_length(NEW.payload::text), v_limit
     USING ERRCODE = 'program_limit_exceeded',
           HINT = 'Send a smaller payload, or raise the limit on purpose: ALTER DATABASE ... SET aq.max_payload_bytes = ''<bytes>'' (0: no limit).';
+END $function$
+;
+
+CREATE OR REPLACE FUNCTION public.aq_release_unknown_leases(p_worker text, p_held bigint[], p_granted_before timestamp with time zone)
+ RETURNS TABLE(action_id bigint, attempt integer, worker_id text, status text, charged integer)
+ LANGUAGE plpgsql
+ SET search_path TO 'public'
+AS $function$
+BEGIN
+  PERFORM aq_act_for_worker(p_worker, 0, '{}', '{}');
+  RETURN QUERY SELECT * FROM aq_end_lost_attempts(ARRAY(
+    SELECT a.id FROM actions AS a
+    WHERE a.status = 'running' AND a.lease_owner = p_worker AND a.id <> ALL(p_held)
+      AND a.attempt_started_at < p_granted_before AND a.lease_expires_at >= now()
+    FOR UPDATE SKIP LOCKED
+  ), 0, 'released', 'lease granted by a statement whose answer never arrived', 0, false);
 END $function$
 ;
 

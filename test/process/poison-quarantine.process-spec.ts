@@ -12,10 +12,15 @@ import { withTestDatabase } from '../support';
  * Issue 13 fault 4: a handler that runs its instance out of memory (heap
  * limit 200 MB), capped at 2 attempts, beside 10 innocent actions, under a
  * process manager that restarts the instance. Nothing can be attributed when
- * the process dies, so every action it ran is quarantined, uncharged, and run
- * alone; the one that kills its instance again, alone, is the culprit and is
- * charged for both. Exactly 2 executions of the culprit; the innocent ones
- * (maxAttempts 1: a single charge would fail them) all done.
+ * the process dies, so every action it ran is re-run at once, uncharged
+ * (issue 17: recovery in parallel, src/database/sql/011-lost-attempts-in-parallel.up.sql);
+ * the one lost twice in a row is a suspect, and its loss as a suspect is
+ * charged, capped at its budget. Changed expectation (issue 17): the culprit
+ * runs at most 3 times, not exactly 2: 2 uncharged losses are the evidence
+ * (a single crash no longer makes 32 innocent heads wait to run one by one),
+ * then the third is charged 2 and fails it. Exactly 2 when the event-loop
+ * watchdog names it as the culprit both times (charged at once). The innocent
+ * ones (maxAttempts 1: a single charge would fail them) all done.
  */
 describe('poison detection', () => {
   const db = withTestDatabase('poison');
@@ -31,7 +36,7 @@ describe('poison detection', () => {
     supervisor = null;
   });
 
-  it('fails an out-of-memory handler after exactly its cap of 2 attempts, and charges none of the 10 actions beside it', async () => {
+  it('fails an out-of-memory handler capped at 2 attempts after at most 3 executions, and charges none of the 10 actions beside it', async () => {
     const env = { LOG_LEVEL: 'warn', LEASE_MS: '2000', REAPER_INTERVAL_MS: '200', WORKER_POLL_INTERVAL_MS: '200', EXEC_LOG: execLog };
     supervisor = await supervise(1, () => startFixtureService(db.url, env, ['--max-old-space-size=200']));
     const { rows: innocent } = await c.query<{ id: string }>(
@@ -53,17 +58,18 @@ describe('poison detection', () => {
     const { rows: culprit } = await c.query(`SELECT status, attempts, charged_attempts, max_attempts FROM actions WHERE id = $1`, [poison]);
     expect(culprit[0]).toEqual({ status: 'failed', attempts: expect.any(Number), charged_attempts: 2, max_attempts: 2 });
     const executed = readExecutions(execLog).filter((e) => e.id === poison);
-    expect(executed).toHaveLength(2);
+    expect(executed.length).toBeGreaterThanOrEqual(2);
+    expect(executed.length).toBeLessThanOrEqual(3);
     // An attempt that never started (leased while its instance waited to be alone, then that instance was
     // fenced by a stall of its own, as happens on a loaded machine) is released: recorded, never charged.
     const neverStarted = trace.filter((t) => !executed.some((e) => e.attempt === t.attempt));
     expect(neverStarted.map((t) => t.outcome)).toEqual(neverStarted.map(() => 'released'));
     expect(trace).toHaveLength(culprit[0].attempts);
-    expect(new Set(executed.map((r) => r.pid)).size).toBe(2);
+    expect(new Set(executed.map((r) => r.pid)).size).toBe(executed.length);
     await waitFor(async () => executed.every((r) => supervisor!.deaths.has(r.pid)), 20_000);
     const { rows: rest } = await c.query(`SELECT status, charged_attempts FROM actions WHERE id = ANY($1::bigint[])`, [innocent.map((r) => r.id)]);
     expect(rest).toEqual(innocent.map(() => ({ status: 'done', charged_attempts: 0 })));
-    // Each instance that came back said which quarantined action it ran alone.
-    expect(supervisor.all.map((p) => p.output()).join('\n')).toContain(`Running quarantined action ${poison}`);
+    // A third execution ran as a suspect, and its instance said so.
+    if (executed.length === 3) expect(supervisor.all.map((p) => p.output()).join('\n')).toContain(`Running suspect action ${poison}`);
   });
 });

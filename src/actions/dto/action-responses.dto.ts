@@ -83,7 +83,10 @@ export class ActionResponseDto {
   })
   cancelRequestedAt: string | null;
 
-  @ApiProperty({ example: false, description: 'Its last attempt was lost with its instance: its next attempt runs alone (poison detection)' })
+  @ApiProperty({
+    example: false,
+    description: 'A suspect: lost with its instance twice in a row; runs one per instance, and a further loss is charged (poison detection)',
+  })
   quarantined: boolean;
 }
 

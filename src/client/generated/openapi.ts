@@ -424,7 +424,7 @@ export interface components {
        */
       cancelRequestedAt: string | null;
       /**
-       * @description Its last attempt was lost with its instance: its next attempt runs alone (poison detection)
+       * @description A suspect: lost with its instance twice in a row; runs one per instance, and a further loss is charged (poison detection)
        * @example false
        */
       quarantined: boolean;
@@ -572,7 +572,7 @@ export interface components {
        */
       cancelRequestedAt: string | null;
       /**
-       * @description Its last attempt was lost with its instance: its next attempt runs alone (poison detection)
+       * @description A suspect: lost with its instance twice in a row; runs one per instance, and a further loss is charged (poison detection)
        * @example false
        */
       quarantined: boolean;

@@ -16,6 +16,8 @@ export const MIGRATIONS = [
   sqlFileMigration(1764460800008, 'AddLostAttempts', '008-lost-attempts'),
   sqlFileMigration(1764460800009, 'AddAdminReads', '009-admin-reads'),
   sqlFileMigration(1764460800010, 'GuardOperatorSql', '010-operator-sql'),
+  sqlFileMigration(1764460800011, 'LostAttemptsInParallel', '011-lost-attempts-in-parallel'),
+  sqlFileMigration(1764460800012, 'ReleaseUnknownLeases', '012-unknown-leases'),
   sqlFileMigration(1764460800013, 'NotifyCancelRequests', '013-cancel-notify'),
   sqlFileMigration(1764460800014, 'LimitSqlPayloads', '014-payload-limit'),
   sqlFileMigration(1764460800017, 'AddGroupKeys', '017-group-keys'),

@@ -77,7 +77,8 @@ export class StrayErrorGuard implements OnApplicationBootstrap, OnApplicationShu
   /**
    * Ends this worker's running attempts in one statement and exits with code 1:
    * the culprit's as a charged error, the others released uncharged; with no
-   * culprit, each is treated as lost with its instance (quarantined, uncharged).
+   * culprit, each is treated as lost with its instance (uncharged; a suspect
+   * after two losses in a row, 011-lost-attempts-in-parallel.up.sql).
    */
   private async exit(culprit: string | null, reason: string): Promise<void> {
     if (this.exiting) return;

@@ -8,7 +8,7 @@ import { leasedActionColumns } from './leased-action.sql';
  * where its reasoning is). Parameters: `$1::text` worker id, `$2::text[]`
  * types this worker runs, `$3::int[]` their handlers' maxAttempts caps (null:
  * none), `$4::int` how many (free slots), `$5::int` lease (ms), `$6::boolean`
- * claim one quarantined head instead. Returns LeasedActionRow rows.
+ * claim one suspect (quarantined) head instead. Returns LeasedActionRow rows.
  */
 export const CLAIM_ACTIONS_SQL = {
   name: 'aq_claim_actions',
@@ -34,19 +34,6 @@ SELECT ceil(extract(epoch FROM least(
           WHERE a.is_head AND a.status = 'pending' AND a.quarantined AND a.run_at > now() AND a.type = ANY($1::text[])
           ORDER BY a.run_at, a.id LIMIT 1)
        ) - now()) * 1000)::float8 AS wait_ms`,
-};
-
-/**
- * How long the longest-waiting due quarantined head of these types has been
- * due (ms, database clock); null when none is (actions_quarantined_idx).
- * `$1::text[]` types.
- */
-export const QUARANTINED_WAITING_SQL = {
-  name: 'aq_quarantined_waiting',
-  text: `
-SELECT (extract(epoch FROM now() - min(a.run_at)) * 1000)::float8 AS waiting_ms
-FROM actions AS a
-WHERE a.is_head AND a.status = 'pending' AND a.quarantined AND a.run_at <= now() AND a.type = ANY($1::text[])`,
 };
 
 /**

@@ -1,6 +1,6 @@
 /**
  * Reaper: ends up to `$1::int` expired leases (`aq_reap_expired_leases`,
- * src/database/sql/008-lost-attempts.up.sql: quarantine and charging rules).
+ * src/database/sql/011-lost-attempts-in-parallel.up.sql: suspect and charging rules).
  * Returns `{ action_id, attempt, worker_id, status, charged }` per lost attempt.
  */
 export const REAP_EXPIRED_LEASES_SQL = {
@@ -15,3 +15,23 @@ export const REAP_EXPIRED_LEASES_SQL = {
  * again after `$4::int` ms. Same result rows as the reaper.
  */
 export const RELEASE_WORKER_SQL = `SELECT action_id::text, attempt, worker_id, status, charged FROM aq_release_worker($1::text, $2::bigint, $3::text, $4::int)`;
+
+/**
+ * The database clock minus `$1::int` ms, as text (full precision), for
+ * RELEASE_UNKNOWN_LEASES_SQL's cutoff: read before the held leases are listed.
+ */
+export const UNKNOWN_LEASES_CUTOFF_SQL = {
+  name: 'aq_unknown_leases_cutoff',
+  text: `SELECT (clock_timestamp() - $1::int * interval '1 millisecond')::text AS cutoff`,
+};
+
+/**
+ * Releases, uncharged and not as losses, the leases worker `$1::text` has in
+ * the database but does not hold (`$2::bigint[]`: the ids it holds), granted
+ * before `$3::timestamptz` (`aq_release_unknown_leases`,
+ * src/database/sql/012-unknown-leases.up.sql). Same result rows as the reaper.
+ */
+export const RELEASE_UNKNOWN_LEASES_SQL = {
+  name: 'aq_release_unknown_leases',
+  text: `SELECT action_id::text, attempt, worker_id, status, charged FROM aq_release_unknown_leases($1::text, $2::bigint[], $3::timestamptz)`,
+};
