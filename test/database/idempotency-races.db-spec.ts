@@ -42,7 +42,7 @@ describe('idempotency keys under concurrency', () => {
     const before = (await t.pg.query<{ n: number }>(`SELECT count(*)::int AS n FROM actions`)).rows[0].n;
     const again = await request(t.url).post('/actions').send({ type: 'instance.create', lockId: '4301', idempotencyKey: 'moved-key' });
     expect(again.status).toBe(409);
-    expect(String(again.body.message)).toMatch(/idempotencyKey "moved-key" was already used for action \d+ with another type or lockId/);
+    expect(String(again.body.message)).toMatch(/idempotencyKey "moved-key" was already used for action \d+ with another type or group \(lockId, groupKey\)/);
     expect(JSON.stringify(again.body.message)).toContain(first.body.id);
     // Without a lockId (no group) it is another lockId too.
     await request(t.url).post('/actions').send({ type: 'instance.create', idempotencyKey: 'moved-key' }).expect(409);

@@ -19,7 +19,14 @@ describe('operations: health, metrics and roles', () => {
     expect(live.body.info.worker.lastTickAgeMs).toBeGreaterThanOrEqual(0);
 
     const ready = await request(url).get('/health/ready').expect(200);
-    expect(ready.body.info).toEqual({ database: { status: 'up' }, migrations: { status: 'up' } });
+    // Readiness also says whether the database accepts writes and whether stuck handlers hold too many slots.
+    expect(Object.keys(ready.body.info).sort()).toEqual(['database', 'migrations', 'worker', 'writable']);
+    expect(ready.body.info).toMatchObject({
+      database: { status: 'up' },
+      migrations: { status: 'up' },
+      writable: { status: 'up' },
+      worker: { status: 'up', stuckSlots: 0 },
+    });
   });
 
   it('exposes Prometheus metrics that follow a small workload', async () => {

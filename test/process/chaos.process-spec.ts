@@ -231,10 +231,18 @@ describe('chaos: killed workers, cut connections', () => {
             // running beside its own retry.
             // Long on their first attempt only (`laterMs`), so a retry after the cut is short.
             for (let round = 0; round < 4 && !longWhenCut; round++) {
-              await c.query(
-                `INSERT INTO actions (lock_id, type, payload, max_attempts) SELECT 3000000 + $3::int * $4::int + g, $1, $2, 25 FROM generate_series(1, $3::int) g`,
-                [WORK_TYPE, JSON.stringify({ ms: CUT_OFF_LONG.ms, laterMs: 50 }), CUT_OFF_LONG.count, round],
-              );
+              // One insert (one wake-up) each: every wake-up is a race the four workers win
+              // in turn, so worker 0 misses all of a round with odds (3/4)^count, not 3/4.
+              for (let g = 1; g <= CUT_OFF_LONG.count; g++) {
+                await c.query(`INSERT INTO actions (lock_id, type, payload, max_attempts) VALUES (3000000 + $3::int * $4::int + $5::int, $1, $2, 25)`, [
+                  WORK_TYPE,
+                  JSON.stringify({ ms: CUT_OFF_LONG.ms, laterMs: 50 }),
+                  CUT_OFF_LONG.count,
+                  round,
+                  g,
+                ]);
+                await sleep(30);
+              }
               cutOffLongs += CUT_OFF_LONG.count;
               longWhenCut = await waitFor(
                 async () =>
