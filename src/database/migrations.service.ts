@@ -7,17 +7,11 @@ import { QUEUE_DATABASE, QueueDatabase } from './queue-database';
 import { QUEUE_DATABASE_CONFIG, QueueDatabaseConfig } from './queue-database-config';
 import { otherReleaseSessions } from '../release/other-release-sessions';
 import { RELEASE_VERSION } from '../release/release-version';
+import { LIFT_DBA_SESSION_LIMITS } from './dba-session-limits';
 import { holdsRelease01Schema, RELEASE_0_1_MIGRATIONS, upgradeRelease01Schema } from './release-0.1-upgrade';
 
 /** Advisory lock key that serialises migrations across instances starting together. */
 const MIGRATION_LOCK_KEY = 7_461_625_001;
-
-/**
- * Lifts, for the migration lock's transaction only, the limits a DBA may set for
- * every session (`ALTER DATABASE … SET`): the lock is waited for as long as another
- * instance migrates, and held while this one does.
- */
-const MIGRATION_LOCK_LIMITS_OFF = 'SET LOCAL statement_timeout = 0; SET LOCAL lock_timeout = 0; SET LOCAL idle_in_transaction_session_timeout = 0';
 
 /** Names of the queue's migrations, in order (TypeORM's `<Name><timestamp>`). */
 const MIGRATION_NAMES = MIGRATIONS.map((migration) => migration.name);
@@ -98,7 +92,7 @@ export class MigrationsService implements OnModuleInit {
       // migrations nor end this transaction while it sits idle holding the lock (the
       // migrations run on other connections): either would let two instances migrate
       // at once, or fail a start-up that only had to wait. SET LOCAL: this transaction only.
-      await lockRunner.query(MIGRATION_LOCK_LIMITS_OFF);
+      await lockRunner.query(LIFT_DBA_SESSION_LIMITS);
       await lockRunner.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
       // Again under the lock: a newer instance may have migrated meanwhile.
       await this.refuseNewerSchema();

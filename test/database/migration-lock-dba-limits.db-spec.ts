@@ -3,6 +3,9 @@ import { DataSource } from 'typeorm';
 import { loadSettings } from '../../src/config/settings';
 import { buildDataSourceOptions, MIGRATIONS } from '../../src/database/data-source-options';
 import { MigrationsService } from '../../src/database/migrations.service';
+import { upgradeRelease01Schema } from '../../src/database/release-0.1-upgrade';
+import { migratedUpTo } from '../fixtures/previous-releases';
+import { createRelease01Schema } from '../fixtures/schema-0.1/release-0.1-schema';
 import { sleep, waitFor, waitForLockWaiters, withTestDatabase } from '../support';
 
 /** The migration lock's key (src/database/migrations.service.ts). */
@@ -90,6 +93,62 @@ describe("the migration lock under a DBA's session limits", () => {
       expect(rows.map((r) => r.name)).toEqual(MIGRATIONS.map((m) => m.name));
     } finally {
       await other.query('ROLLBACK').catch(() => undefined);
+      await done.catch(() => undefined);
+      await dataSource.destroy();
+    }
+  });
+});
+
+// A conversion or a migration that waits for a producer's open transaction (it must:
+// docs/operations.md, "Upgrading from 0.1") or runs long on a big table is not a
+// query a DBA's statement_timeout was meant for; cancelled, it would be retried at
+// every start-up and never complete. Seen failing before the fix: SQLSTATE 57014.
+describe("schema changes under a DBA's statement_timeout", () => {
+  const from01 = withTestDatabase('miglimit_01', { migrated: false });
+
+  it('the 0.1 conversion waits for a producer longer than statement_timeout and lock_timeout, then completes', async () => {
+    const c = await from01.connect();
+    await createRelease01Schema(c);
+    const producer = await from01.connect();
+    await producer.query('BEGIN');
+    await producer.query(`INSERT INTO actions (lock_id, type) VALUES (1, 'instance.create')`);
+    await c.query(`ALTER DATABASE ${from01.name} SET statement_timeout = '${DBA_LIMIT_MS}ms'`);
+    await c.query(`ALTER DATABASE ${from01.name} SET lock_timeout = '${DBA_LIMIT_MS}ms'`);
+    const dataSource = await new DataSource(buildDataSourceOptions(from01.url, 2)).initialize();
+    try {
+      const conversion = upgradeRelease01Schema(dataSource, 'typeorm_migrations');
+      conversion.catch(() => undefined); // awaited below
+      await waitForLockWaiters(from01.name, 1);
+      await sleep(3 * DBA_LIMIT_MS); // either limit would have cancelled the conversion by now
+      await producer.query('COMMIT');
+      expect(await conversion).toBe(true);
+      expect((await c.query('SELECT count(*)::int AS n FROM actions')).rows).toEqual([{ n: 1 }]);
+    } finally {
+      await producer.query('ROLLBACK').catch(() => undefined);
+      await dataSource.destroy();
+    }
+  });
+
+  const later = withTestDatabase('miglimit_later', { migrated: false });
+
+  it('a migration after the baseline waits for a reader of actions longer than statement_timeout and lock_timeout', async () => {
+    await migratedUpTo(later.url, 'GuardOperatorSql1764460800010');
+    const c = await later.connect();
+    const reader = await later.connect();
+    await reader.query('BEGIN');
+    await reader.query('SELECT count(*) FROM actions'); // holds ACCESS SHARE: 017's ALTER TABLE waits
+    await c.query(`ALTER DATABASE ${later.name} SET statement_timeout = '${DBA_LIMIT_MS}ms'`);
+    await c.query(`ALTER DATABASE ${later.name} SET lock_timeout = '${DBA_LIMIT_MS}ms'`);
+    const { done, dataSource } = await startMigrating(later.url);
+    try {
+      await waitForLockWaiters(later.name, 1);
+      await sleep(3 * DBA_LIMIT_MS);
+      await reader.query('COMMIT');
+      await done;
+      const { rows } = await c.query<{ name: string }>('SELECT name FROM typeorm_migrations ORDER BY id');
+      expect(rows.map((r) => r.name)).toEqual(MIGRATIONS.map((m) => m.name));
+    } finally {
+      await reader.query('ROLLBACK').catch(() => undefined);
       await done.catch(() => undefined);
       await dataSource.destroy();
     }
