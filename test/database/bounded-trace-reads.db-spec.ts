@@ -1,0 +1,49 @@
+import { Client } from 'pg';
+import request from 'supertest';
+import { withTestApp } from '../support';
+
+/** MAX_RESPONSE_BYTES of the app under test: its smallest allowed value. */
+const MAX_RESPONSE_BYTES = 65_536;
+
+/**
+ * Inserts a pending action far in the future (never claimed) in group `lockId`
+ * with `attempts` ended attempts, each with an error of `errorChars` and a stack
+ * of `stackChars` characters: the trace of an action retried many times (every
+ * manual retry grants a fresh budget, so a trace has no length limit).
+ */
+async function actionWithLongTrace(pg: Client, lockId: number, attempts: number, errorChars: number, stackChars: number): Promise<string> {
+  const { rows } = await pg.query<{ id: string }>(
+    `INSERT INTO actions (type, lock_id, payload, run_at) VALUES ('instance.create', $1, '{}', now() + interval '10 years') RETURNING id::text AS id`,
+    [lockId],
+  );
+  const id = rows[0].id;
+  await pg.query(
+    `INSERT INTO action_attempts (action_id, lock_id, attempt, worker_id, started_at, finished_at, outcome, error, error_stack)
+     SELECT $1::bigint, $2::bigint, g, 'worker-1', now(), now(), 'error', repeat('e', $3::int), repeat('s', $4::int) FROM generate_series(1, $5::int) AS g`,
+    [id, lockId, errorChars, stackChars, attempts],
+  );
+  return id;
+}
+
+// "Reads are bounded by MAX_RESPONSE_BYTES" (README, "Security"): an action's
+// trace is part of what GET /actions/:id sends. Seen failing before the fix: a
+// 20-attempt trace of 240 KB was sent whole (200) under a 64 KiB limit.
+describe('GET /actions/:id bounds the trace too', () => {
+  const t = withTestApp('bounded_trace', { env: { MAX_RESPONSE_BYTES: String(MAX_RESPONSE_BYTES), WORKER_ENABLED: 'false' } });
+
+  it('answers 413 naming the trace when payload, result, errors and trace together are over MAX_RESPONSE_BYTES', async () => {
+    const id = await actionWithLongTrace(t.pg, 9101, 20, 4_000, 8_000);
+    const res = await request(t.url).get(`/actions/${id}`);
+    expect(res.status).toBe(413);
+    expect(res.body.message).toMatch(
+      new RegExp(`action ${id} holds \\d+ bytes of payload, result, error and trace, over the ${MAX_RESPONSE_BYTES}-byte limit .*MAX_RESPONSE_BYTES`),
+    );
+  });
+
+  it('still sends an action whose trace fits, every attempt of it', async () => {
+    const id = await actionWithLongTrace(t.pg, 9102, 3, 100, 200);
+    const res = await request(t.url).get(`/actions/${id}`);
+    expect(res.status).toBe(200);
+    expect(res.body.trace.map((a: { attempt: number }) => a.attempt)).toEqual([1, 2, 3]);
+  });
+});
