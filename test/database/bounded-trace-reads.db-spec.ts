@@ -47,3 +47,26 @@ describe('GET /actions/:id bounds the trace too', () => {
     expect(res.body.trace.map((a: { attempt: number }) => a.attempt)).toEqual([1, 2, 3]);
   });
 });
+
+// The timeline sends every attempt's error of up to 200 actions: unbounded before
+// the fix (seen failing: three 40 KB traces sent in one 64 KiB-limited page).
+describe('GET /groups/:lockId/timeline bounds its page by MAX_RESPONSE_BYTES', () => {
+  const t = withTestApp('bounded_timeline', { env: { MAX_RESPONSE_BYTES: String(MAX_RESPONSE_BYTES), WORKER_ENABLED: 'false' } });
+
+  it('sends the newest actions whose traces fit, with nextBefore to the rest, and 413 for one that never fits', async () => {
+    const ids = [];
+    for (let i = 0; i < 3; i++) ids.push(await actionWithLongTrace(t.pg, 9201, 10, 4_000, 8_000)); // 40 KB of errors each
+    const first = await request(t.url).get('/groups/9201/timeline');
+    expect(first.status).toBe(200);
+    expect(first.body.actions.map((a: { id: string }) => a.id)).toEqual([ids[2]]);
+    expect(first.body.actions[0].trace).toHaveLength(10);
+    expect(first.body.nextBefore).toBe(ids[2]);
+    const second = await request(t.url).get(`/groups/9201/timeline?before=${first.body.nextBefore}`);
+    expect(second.body.actions.map((a: { id: string }) => a.id)).toEqual([ids[1]]);
+
+    const huge = await actionWithLongTrace(t.pg, 9202, 20, 4_000, 0); // 80 KB of errors alone
+    const res = await request(t.url).get('/groups/9202/timeline');
+    expect(res.status).toBe(413);
+    expect(res.body.message).toMatch(new RegExp(`action ${huge} .*MAX_RESPONSE_BYTES`));
+  });
+});

@@ -73,3 +73,13 @@ export const TRACES_SQL = `
 SELECT action_id::text AS action_id, attempt, worker_id, started_at, finished_at, outcome, error
 FROM action_attempts WHERE action_id = ANY($1::bigint[])
 ORDER BY action_id, attempt`;
+
+/**
+ * Bytes each action's trace takes on the timeline: per attempt its worker id and
+ * error (the fixed fields are left out), from the stored sizes. `$1::bigint[]`
+ * action ids; an action with no attempt has no row.
+ */
+export const TRACE_BYTES_SQL = `
+SELECT action_id::text AS action_id, sum(octet_length(worker_id) + coalesce(octet_length(error), 0)) AS bytes
+FROM action_attempts WHERE action_id = ANY($1::bigint[])
+GROUP BY action_id`;
