@@ -217,11 +217,16 @@ export class Settings {
 
   /**
    * When set, every route but /health requires `Authorization: Bearer <key>` or `x-api-key`.
-   * Set but empty is a start-up error, never "off" (loadSettings).
+   * Set but empty is a start-up error, never "off" (loadSettings). Printable
+   * ASCII without leading or trailing spaces: what a request header carries
+   * intact (a header is read as Latin-1 bytes and trimmed), so a key clients
+   * could never send is refused at start-up instead of answering 401 to all.
    */
   @IsOptional()
   @IsString()
-  @MinLength(16, { message: 'API_KEY must be at least 16 characters' })
+  @Matches(/^[\x21-\x7e][\x20-\x7e]{14,}[\x21-\x7e]$/, {
+    message: 'API_KEY must be at least 16 characters of printable ASCII, without leading or trailing spaces (what an HTTP header carries intact)',
+  })
   API_KEY?: string;
 
   /**
