@@ -9,7 +9,7 @@ import { lockIdProblem } from './dto/lock-id.validator';
 import { BlockedGroupsQuery, DeepestGroupsQuery, GroupTimelineQuery } from './dto/group-views.query';
 import { BlockedGroupsPage, DeepestGroupResource, GroupTimelineResource, TimelineActionResource } from './group-views.resource';
 import { ActionRow } from './sql/action-columns.sql';
-import { BLOCKED_GROUPS_SQL, DEEPEST_GROUPS_SQL, GROUP_TIMELINE_SQL, TRACE_BYTES_SQL, TRACES_SQL } from './sql/group-views.sql';
+import { BLOCKED_GROUPS_SQL, DEEPEST_GROUPS_SQL, GROUP_TIMELINE_SQL, TimelineRow, TRACE_BYTES_SQL, TRACES_SQL } from './sql/group-views.sql';
 
 /** Largest signed 64-bit integer: "before" when the caller gives none. */
 const INT64_MAX_TEXT = INT64_MAX.toString();
@@ -111,10 +111,7 @@ export class GroupViewsService {
     if (problem) throw new BadRequestException([`lockId ${problem}`]);
     const canonical = BigInt(lockId).toString();
     const limit = query.limit ?? 50;
-    const rows: (ActionRow & { lease_owner: string | null; attempt_started_at: Date | null; lease_expires_at: Date | null })[] = await this.dataSource.query(
-      GROUP_TIMELINE_SQL,
-      [canonical, query.before ?? INT64_MAX_TEXT, limit],
-    );
+    const rows: TimelineRow[] = await this.dataSource.query(GROUP_TIMELINE_SQL, [canonical, query.before ?? INT64_MAX_TEXT, limit]);
     const fetched = rows.length;
     rows.splice(await this.rowsThatFit(rows)); // newest first: the page keeps the newest that fit
     rows.reverse(); // newest first from the index walk; execution order is id order
@@ -152,7 +149,7 @@ export class GroupViewsService {
    * by PostgreSQL before any trace is fetched.
    * @throws PayloadTooLargeException (413) when the newest alone does not fit, naming it.
    */
-  private async rowsThatFit(rows: ActionRow[]): Promise<number> {
+  private async rowsThatFit(rows: TimelineRow[]): Promise<number> {
     if (rows.length === 0) return 0;
     const sizes: { action_id: string; bytes: string }[] = await this.dataSource.query(TRACE_BYTES_SQL, [rows.map((r) => r.id)]);
     const traceBytes = new Map(sizes.map((s) => [s.action_id, Number(s.bytes)]));

@@ -70,3 +70,26 @@ describe('GET /groups/:lockId/timeline bounds its page by MAX_RESPONSE_BYTES', (
     expect(res.body.message).toMatch(new RegExp(`action ${huge} .*MAX_RESPONSE_BYTES`));
   });
 });
+
+// The timeline sends no payload or result, yet it fetched both for up to 200
+// actions: 30 actions of 10 MB (SQL producers with aq.max_payload_bytes raised)
+// grew the service by 400 MB for an 8 KB answer, found by trying it; 200 of them
+// would end the process, worker included. Seen failing before the fix: the jest
+// process (the app runs in it) grew by about 200 MB on this test.
+describe('GET /groups/:lockId/timeline fetches no payload or result', () => {
+  const t = withTestApp('timeline_columns', { env: { WORKER_ENABLED: 'false' } });
+
+  it('answers a group of 20 actions of 10 MB payloads without holding them in memory', async () => {
+    await t.pg.query(`SET aq.max_payload_bytes = '0'`);
+    await t.pg.query(
+      `INSERT INTO actions (type, lock_id, payload, run_at)
+       SELECT 'instance.create', 9301, jsonb_build_object('blob', repeat(md5(g::text), 312500)), now() + interval '10 years' FROM generate_series(1, 20) AS g`,
+    );
+    const before = process.memoryUsage().rss;
+    const res = await request(t.url).get('/groups/9301/timeline');
+    const grew = process.memoryUsage().rss - before;
+    expect(res.status).toBe(200);
+    expect(res.body.actions).toHaveLength(20);
+    expect(grew).toBeLessThan(80 * 2 ** 20);
+  });
+});
