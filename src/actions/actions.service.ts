@@ -39,6 +39,7 @@ import {
   SELECT_GROUP_SQL,
   SELECT_LOCK_ID_GROUP_KEY_SQL,
   SELECT_TRACE_SQL,
+  ACTION_TRACE_BYTES_SQL,
 } from './sql/manage-actions.sql';
 import { readQueueStats } from './queue-stats.reader';
 
@@ -208,7 +209,8 @@ export class ActionsService implements ActionQueue {
   }
 
   async get(id: string): Promise<ActionResource & { trace: AttemptResource[] }> {
-    const row = await this.readBounded(id);
+    const [{ bytes: traceBytes }]: { bytes: string }[] = await this.dataSource.query(ACTION_TRACE_BYTES_SQL, [id]);
+    const row = await this.readBounded(id, Number(traceBytes));
     if (!row) throw new NotFoundException(`action ${id} not found`);
     const trace = await this.dataSource.query(SELECT_TRACE_SQL, [id]);
     return { ...toActionResource(row), trace: trace.map(toAttemptResource) };
@@ -252,19 +254,20 @@ export class ActionsService implements ActionQueue {
 
   /**
    * One action, or null when it does not exist.
-   * @throws PayloadTooLargeException (413) when its payload, result and error are over MAX_RESPONSE_BYTES.
+   * @param traceBytes bytes of its trace sent with it (ACTION_TRACE_BYTES_SQL), 0 when the trace is not sent.
+   * @throws PayloadTooLargeException (413) when its payload, result and error (and trace) are over MAX_RESPONSE_BYTES.
    */
-  private async readBounded(id: string): Promise<ActionRow | null> {
-    const [row]: ActionRow[] = await this.dataSource.query(SELECT_BOUNDED_ACTION_SQL, [id, this.settings.MAX_RESPONSE_BYTES]);
+  private async readBounded(id: string, traceBytes = 0): Promise<ActionRow | null> {
+    const [row]: ActionRow[] = await this.dataSource.query(SELECT_BOUNDED_ACTION_SQL, [id, this.settings.MAX_RESPONSE_BYTES - traceBytes]);
     if (row) return row;
     const [size]: { bytes: string }[] = await this.dataSource.query(ACTION_RESOURCE_BYTES_SQL, [id]);
     if (!size) return null;
-    throw this.tooLargeToSend(id, Number(size.bytes), '');
+    throw this.tooLargeToSend(id, Number(size.bytes) + traceBytes, '', traceBytes > 0);
   }
 
-  private tooLargeToSend(id: string, bytes: number, hint: string): PayloadTooLargeException {
+  private tooLargeToSend(id: string, bytes: number, hint: string, withTrace = false): PayloadTooLargeException {
     return new PayloadTooLargeException(
-      `action ${id} holds ${bytes} bytes of payload, result and error, over the ${this.settings.MAX_RESPONSE_BYTES}-byte limit of one response ` +
+      `action ${id} holds ${bytes} bytes of payload, result${withTrace ? ', error and trace' : ' and error'}, over the ${this.settings.MAX_RESPONSE_BYTES}-byte limit of one response ` +
         `(MAX_RESPONSE_BYTES); read it by SQL${hint}`,
     );
   }

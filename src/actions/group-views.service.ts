@@ -1,5 +1,7 @@
-import { BadRequestException, Inject, Injectable } from '@nestjs/common';
+import { BadRequestException, Inject, Injectable, PayloadTooLargeException } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { Settings } from '../config/settings';
+import { SETTINGS } from '../config/settings.token';
 import { QUEUE_DATA_SOURCE } from '../database/queue-data-source.token';
 import { toAttemptResource } from './action.resource';
 import { INT64_MAX } from './dto/int64.validator';
@@ -7,7 +9,7 @@ import { lockIdProblem } from './dto/lock-id.validator';
 import { BlockedGroupsQuery, DeepestGroupsQuery, GroupTimelineQuery } from './dto/group-views.query';
 import { BlockedGroupsPage, DeepestGroupResource, GroupTimelineResource, TimelineActionResource } from './group-views.resource';
 import { ActionRow } from './sql/action-columns.sql';
-import { BLOCKED_GROUPS_SQL, DEEPEST_GROUPS_SQL, GROUP_TIMELINE_SQL, TRACES_SQL } from './sql/group-views.sql';
+import { BLOCKED_GROUPS_SQL, DEEPEST_GROUPS_SQL, GROUP_TIMELINE_SQL, TimelineRow, TRACE_BYTES_SQL, TRACES_SQL } from './sql/group-views.sql';
 
 /** Largest signed 64-bit integer: "before" when the caller gives none. */
 const INT64_MAX_TEXT = INT64_MAX.toString();
@@ -22,7 +24,10 @@ const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
  */
 @Injectable()
 export class GroupViewsService {
-  constructor(@Inject(QUEUE_DATA_SOURCE) private readonly dataSource: DataSource) {}
+  constructor(
+    @Inject(QUEUE_DATA_SOURCE) private readonly dataSource: DataSource,
+    @Inject(SETTINGS) private readonly settings: Settings,
+  ) {}
 
   /**
    * Blocked groups (head failed under `block`) in lock id order.
@@ -106,10 +111,9 @@ export class GroupViewsService {
     if (problem) throw new BadRequestException([`lockId ${problem}`]);
     const canonical = BigInt(lockId).toString();
     const limit = query.limit ?? 50;
-    const rows: (ActionRow & { lease_owner: string | null; attempt_started_at: Date | null; lease_expires_at: Date | null })[] = await this.dataSource.query(
-      GROUP_TIMELINE_SQL,
-      [canonical, query.before ?? INT64_MAX_TEXT, limit],
-    );
+    const rows: TimelineRow[] = await this.dataSource.query(GROUP_TIMELINE_SQL, [canonical, query.before ?? INT64_MAX_TEXT, limit]);
+    const fetched = rows.length;
+    rows.splice(await this.rowsThatFit(rows)); // newest first: the page keeps the newest that fit
     rows.reverse(); // newest first from the index walk; execution order is id order
     const traces = rows.length > 0 ? await this.dataSource.query(TRACES_SQL, [rows.map((r) => r.id)]) : [];
     const byAction = new Map<string, TimelineActionResource['trace']>();
@@ -136,6 +140,31 @@ export class GroupViewsService {
           ? { attempt: r.attempts, workerId: r.lease_owner, startedAt: r.attempt_started_at.toISOString(), leaseExpiresAt: r.lease_expires_at.toISOString() }
           : null,
     }));
-    return { lockId: canonical, actions, nextBefore: rows.length === limit ? rows[0].id : null };
+    return { lockId: canonical, actions, nextBefore: rows.length < fetched || rows.length === limit ? rows[0].id : null };
+  }
+
+  /**
+   * How many of `rows` (newest first) fit MAX_RESPONSE_BYTES with their last
+   * errors and traces (a trace grows with every retry, without limit), measured
+   * by PostgreSQL before any trace is fetched.
+   * @throws PayloadTooLargeException (413) when the newest alone does not fit, naming it.
+   */
+  private async rowsThatFit(rows: TimelineRow[]): Promise<number> {
+    if (rows.length === 0) return 0;
+    const sizes: { action_id: string; bytes: string }[] = await this.dataSource.query(TRACE_BYTES_SQL, [rows.map((r) => r.id)]);
+    const traceBytes = new Map(sizes.map((s) => [s.action_id, Number(s.bytes)]));
+    const budget = this.settings.MAX_RESPONSE_BYTES;
+    let total = 0;
+    for (let i = 0; i < rows.length; i++) {
+      const bytes = (traceBytes.get(rows[i].id) ?? 0) + Buffer.byteLength(rows[i].last_error ?? '');
+      total += bytes;
+      if (total <= budget) continue;
+      if (i > 0) return i;
+      throw new PayloadTooLargeException(
+        `action ${rows[i].id} holds ${bytes} bytes of errors and trace, over the ${budget}-byte limit of one response (MAX_RESPONSE_BYTES); ` +
+          `read it by SQL; list past it with before=${rows[i].id}`,
+      );
+    }
+    return rows.length;
   }
 }

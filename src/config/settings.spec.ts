@@ -4,7 +4,7 @@ import { describeAllowedValues, loadSettings, SETTING_NAMES } from './settings';
 
 describe('settings', () => {
   it('never echoes the value of a secret setting', () => {
-    expect(() => loadSettings({ API_KEY: 'short-secret' })).toThrow(/^Invalid setting API_KEY: API_KEY must be at least 16 characters$/);
+    expect(() => loadSettings({ API_KEY: 'short-secret' })).toThrow(/^Invalid setting API_KEY: API_KEY must be at least 16 characters/);
     expect(() => loadSettings({ API_KEY: 'short-secret' })).not.toThrow(/short-secret/);
   });
 
@@ -15,6 +15,21 @@ describe('settings', () => {
       );
     }
     expect(loadSettings({}).API_KEY).toBeUndefined();
+  });
+
+  // A key no HTTP client can send intact would lock every client out while the
+  // service runs and logs nothing wrong: a header value carries bytes, read as
+  // Latin-1 (a UTF-8 key never matches; fetch refuses to send it), and loses its
+  // leading and trailing spaces. Seen failing before the fix: both keys started
+  // a service that answered 401 to every request with the key.
+  it('refuses an API_KEY that a request header cannot carry intact, naming why', () => {
+    for (const key of ['ключ-ключ-ключ-ключ', '  spaces-around-key-1234  ', 'tab\tinside-the-key-1234', 'long-enough-but-ends-with-space ']) {
+      expect(() => loadSettings({ API_KEY: key })).toThrow(
+        /^Invalid setting API_KEY: API_KEY must be at least 16 characters of printable ASCII, without leading or trailing spaces/,
+      );
+    }
+    expect(loadSettings({ API_KEY: 'a key with spaces inside, 16+ chars' }).API_KEY).toBe('a key with spaces inside, 16+ chars');
+    expect(loadSettings({ API_KEY: '0123456789abcdef' }).API_KEY).toBe('0123456789abcdef');
   });
 
   it('reports every invalid setting at once, one line each', () => {

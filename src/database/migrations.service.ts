@@ -7,6 +7,7 @@ import { QUEUE_DATABASE, QueueDatabase } from './queue-database';
 import { QUEUE_DATABASE_CONFIG, QueueDatabaseConfig } from './queue-database-config';
 import { otherReleaseSessions } from '../release/other-release-sessions';
 import { RELEASE_VERSION } from '../release/release-version';
+import { LIFT_DBA_SESSION_LIMITS } from './dba-session-limits';
 import { holdsRelease01Schema, RELEASE_0_1_MIGRATIONS, upgradeRelease01Schema } from './release-0.1-upgrade';
 
 /** Advisory lock key that serialises migrations across instances starting together. */
@@ -75,6 +76,7 @@ export class MigrationsService implements OnModuleInit {
       }
     }
     await this.checkNameResolution();
+    await this.checkPayloadLimitSetting();
   }
 
   /** Whether every known migration is applied (for readiness). */
@@ -87,6 +89,11 @@ export class MigrationsService implements OnModuleInit {
     await lockRunner.connect();
     try {
       await lockRunner.startTransaction();
+      // A DBA's session limits must neither cancel the wait for another instance's
+      // migrations nor end this transaction while it sits idle holding the lock (the
+      // migrations run on other connections): either would let two instances migrate
+      // at once, or fail a start-up that only had to wait. SET LOCAL: this transaction only.
+      await lockRunner.query(LIFT_DBA_SESSION_LIMITS);
       await lockRunner.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
       // Again under the lock: a newer instance may have migrated meanwhile.
       await this.refuseNewerSchema();
@@ -133,6 +140,22 @@ export class MigrationsService implements OnModuleInit {
         `where "actions" means another table or none. Behind a transaction pooler the service cannot set search_path itself: ` +
         `set it for the pooler's login (ALTER ROLE <user> IN DATABASE <db> SET search_path = ${this.schema}) or in the pooler ` +
         `(PgBouncer: connect_query); see docs/operations.md, "Behind a pooler"`,
+    );
+  }
+
+  /**
+   * Fails start-up when the database's `aq.max_payload_bytes` (migration 014)
+   * is not a whole number of bytes: PostgreSQL cannot validate a custom
+   * setting, and the insert trigger's cast of, say, `128kB` would fail every
+   * enqueue (a 500 naming nothing), while `-1` or ` 0` would refuse every payload.
+   */
+  private async checkPayloadLimitSetting(): Promise<void> {
+    const [{ value }]: { value: string | null }[] = await this.database.dataSource.query(`SELECT current_setting('aq.max_payload_bytes', true) AS value`);
+    if (value === null || value === '' || /^[0-9]{1,18}$/.test(value)) return;
+    throw new Error(
+      `The database setting aq.max_payload_bytes is ${JSON.stringify(value)}; it must be a whole number of bytes (0: no limit), ` +
+        `else every insert into actions fails or is refused. Fix it with ALTER DATABASE <db> SET aq.max_payload_bytes = '<bytes>' ` +
+        `(or RESET it: 131072); see docs/operations.md, "Payload limit of SQL producers"`,
     );
   }
 

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DataSource, QueryRunner } from 'typeorm';
+import { LIFT_DBA_SESSION_LIMITS } from './dba-session-limits';
 import { MIGRATIONS } from './migrations';
 import { SQL_MIGRATIONS_DIR } from './migrations/sql-file-migration';
 
@@ -82,6 +83,7 @@ export async function upgradeRelease01Schema(dataSource: DataSource, migrationsT
     if (sessions.length > 0) throw new Release01InstancesConnectedError(sessions);
     await runner.startTransaction('READ COMMITTED');
     try {
+      await runner.query(LIFT_DBA_SESSION_LIMITS);
       await runner.query(readSql('upgrade-0.1-aside.sql'));
       const baselineEnd = MIGRATIONS.findIndex((m) => m.name === BASELINE_MIGRATION);
       for (const migration of MIGRATIONS.slice(0, baselineEnd + 1)) {

@@ -176,6 +176,42 @@ BEGIN
 END $function$
 ;
 
+CREATE OR REPLACE FUNCTION public.aq_action_group_keys_before_change()
+ RETURNS trigger
+ LANGUAGE plpgsql
+ SET search_path TO 'public'
+AS $function$
+BEGIN
+  IF EXISTS (SELECT 1 FROM actions WHERE lock_id = OLD.lock_id) THEN
+    RAISE EXCEPTION 'action_group_keys: group_key "%" (lock_id %) names a group that still has actions; keys are kept for good: deleted or renamed, the key''s next action would start a second group and run out of order', OLD.group_key, OLD.lock_id
+      USING ERRCODE = '55006',
+            HINT = 'Delete the group''s actions first (or let retention do it); do not write action_group_keys by hand otherwise.';
+  END IF;
+  IF TG_OP = 'DELETE' THEN
+    RETURN OLD;
+  END IF;
+  RETURN NEW;
+END $function$
+;
+
+CREATE OR REPLACE FUNCTION public.aq_action_group_keys_before_truncate()
+ RETURNS trigger
+ LANGUAGE plpgsql
+ SET search_path TO 'public'
+AS $function$
+DECLARE
+  v_action actions;
+BEGIN
+  SELECT * INTO v_action FROM actions WHERE lock_id <= -9223090561878065153 ORDER BY lock_id LIMIT 1;
+  IF FOUND THEN
+    RAISE EXCEPTION 'action_group_keys: cannot truncate: action % (group_key "%") and maybe others still use their keys; keys are kept for good', v_action.id, v_action.group_key
+      USING ERRCODE = '55006',
+            HINT = 'TRUNCATE actions first, then action_group_keys (a TRUNCATE naming both checks before either is emptied).';
+  END IF;
+  RETURN NULL;
+END $function$
+;
+
 CREATE OR REPLACE FUNCTION public.aq_actions_after_cancel_request()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -895,6 +931,12 @@ AS $function$ SELECT pg_notify('actions_ready', '') $function$
 ;
 
 CREATE TRIGGER action_attempts_before_insert_cancelled BEFORE INSERT ON public.action_attempts FOR EACH ROW WHEN ((new.outcome = 'lease_expired'::text)) EXECUTE FUNCTION aq_action_attempts_before_insert_cancelled();
+
+CREATE TRIGGER action_group_keys_before_delete BEFORE DELETE ON public.action_group_keys FOR EACH ROW EXECUTE FUNCTION aq_action_group_keys_before_change();
+
+CREATE TRIGGER action_group_keys_before_truncate BEFORE TRUNCATE ON public.action_group_keys FOR EACH STATEMENT EXECUTE FUNCTION aq_action_group_keys_before_truncate();
+
+CREATE TRIGGER action_group_keys_before_update BEFORE UPDATE ON public.action_group_keys FOR EACH ROW WHEN (((old.group_key IS DISTINCT FROM new.group_key) OR (old.lock_id IS DISTINCT FROM new.lock_id))) EXECUTE FUNCTION aq_action_group_keys_before_change();
 
 CREATE TRIGGER actions_after_cancel_request AFTER UPDATE OF cancel_requested_at ON public.actions FOR EACH ROW WHEN (((new.status = 'running'::text) AND (new.cancel_requested_at IS NOT NULL) AND (old.cancel_requested_at IS NULL))) EXECUTE FUNCTION aq_actions_after_cancel_request();
 

@@ -1,4 +1,4 @@
-import { ACTION_COLUMNS } from './action-columns.sql';
+import type { ActionRow } from './action-columns.sql';
 
 /*
  * Reads of groups for operators (GET /groups/blocked, /groups/deepest,
@@ -49,6 +49,20 @@ LEFT JOIN actions AS h ON h.id = g.head_id
 ORDER BY d.depth DESC, d.lock_id`;
 
 /**
+ * The columns a timeline entry shows: never `payload` or `result` (up to 200
+ * rows of them, unbounded by MAX_RESPONSE_BYTES since they are not sent, were
+ * fetched into the service for nothing).
+ */
+const TIMELINE_COLUMNS = `
+  id::text, type, status, attempts, max_attempts, on_failure, run_at, created_at, started_at, finished_at, last_error`;
+
+/** A row of GROUP_TIMELINE_SQL. */
+export type TimelineRow = Pick<
+  ActionRow,
+  'id' | 'type' | 'status' | 'attempts' | 'max_attempts' | 'on_failure' | 'run_at' | 'created_at' | 'started_at' | 'finished_at' | 'last_error'
+> & { lease_owner: string | null; attempt_started_at: Date | null; lease_expires_at: Date | null };
+
+/**
  * A group's most recent actions before an id, newest first (the caller puts
  * them in id order): the holding rows from actions_group_holding_idx and the
  * finished ones from actions_group_finished_idx, both walked backwards from
@@ -56,7 +70,7 @@ ORDER BY d.depth DESC, d.lock_id`;
  * `$1::bigint` lock id, `$2::bigint` before this id, `$3::int` limit.
  */
 export const GROUP_TIMELINE_SQL = `
-SELECT ${ACTION_COLUMNS}, lease_owner, attempt_started_at, lease_expires_at FROM (
+SELECT ${TIMELINE_COLUMNS}, lease_owner, attempt_started_at, lease_expires_at FROM (
   (SELECT * FROM actions
    WHERE lock_id = $1::bigint AND lock_id IS NOT NULL AND holds_group AND id < $2::bigint
    ORDER BY lock_id DESC, id DESC LIMIT $3::int)
@@ -73,3 +87,13 @@ export const TRACES_SQL = `
 SELECT action_id::text AS action_id, attempt, worker_id, started_at, finished_at, outcome, error
 FROM action_attempts WHERE action_id = ANY($1::bigint[])
 ORDER BY action_id, attempt`;
+
+/**
+ * Bytes each action's trace takes on the timeline: per attempt its worker id and
+ * error (the fixed fields are left out), from the stored sizes. `$1::bigint[]`
+ * action ids; an action with no attempt has no row.
+ */
+export const TRACE_BYTES_SQL = `
+SELECT action_id::text AS action_id, sum(octet_length(worker_id) + coalesce(octet_length(error), 0)) AS bytes
+FROM action_attempts WHERE action_id = ANY($1::bigint[])
+GROUP BY action_id`;

@@ -109,6 +109,16 @@ const RESOURCE_BYTES = `octet_length(payload::text) + coalesce(octet_length(resu
  */
 export const SELECT_BOUNDED_ACTION_SQL = `SELECT ${ACTION_COLUMNS} FROM actions WHERE id = $1::bigint AND ${RESOURCE_BYTES} <= $2::bigint`;
 
+/**
+ * Bytes an action's trace takes to send: per attempt its worker id, error and
+ * stack (the fixed fields are left out). A trace has no length limit (every
+ * manual retry grants a fresh budget), so GET /actions/:id counts it against
+ * MAX_RESPONSE_BYTES. Measured from the stored sizes (no detoasting). `$1::bigint` id.
+ */
+export const ACTION_TRACE_BYTES_SQL = `
+SELECT coalesce(sum(octet_length(worker_id) + coalesce(octet_length(error), 0) + coalesce(octet_length(error_stack), 0)), 0) AS bytes
+FROM action_attempts WHERE action_id = $1::bigint`;
+
 /** The resource bytes of one action (no row: it does not exist). `$1::bigint` id. */
 export const ACTION_RESOURCE_BYTES_SQL = `SELECT ${RESOURCE_BYTES} AS bytes FROM actions WHERE id = $1::bigint`;
 

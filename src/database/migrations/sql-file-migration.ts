@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MigrationInterface, QueryRunner } from 'typeorm';
+import { LIFT_DBA_SESSION_LIMITS } from '../dba-session-limits';
 import { DEFAULT_QUEUE_SCHEMA } from '../queue-schema';
 
 /** Folder of the numbered `.sql` migration files (copied next to the compiled code by `npm run build`). */
@@ -27,6 +28,8 @@ export function sqlFileMigration(timestamp: number, name: string, file: string):
     // search_path, and `SET search_path FROM CURRENT` in a function pins it.
     const schema = (queryRunner.connection.options as { schema?: string }).schema ?? DEFAULT_QUEUE_SCHEMA;
     await queryRunner.query(`SELECT set_config('search_path', quote_ident($1), true)`, [schema]);
+    // A DBA's statement_timeout or lock_timeout would cancel it at every start-up (dba-session-limits.ts).
+    await queryRunner.query(LIFT_DBA_SESSION_LIMITS);
     await queryRunner.query(readFileSync(join(SQL_MIGRATIONS_DIR, `${file}.${direction}.sql`), 'utf8'));
   };
   const migration = class implements MigrationInterface {
