@@ -19,7 +19,14 @@ import { QueueValidationPipe } from '../http/validation.pipe';
 import { ActionIdPipe } from './action-id.pipe';
 import { ActionCommandResource, ActionResource, AttemptResource } from './action.resource';
 import { ActionsService } from './actions.service';
-import { ActionCommandResponseDto, ActionResponseDto, ActionsBatchResponseDto, ActionsPageResponseDto, ActionWithTraceResponseDto, ErrorResponseDto } from './dto/action-responses.dto';
+import {
+  ActionCommandResponseDto,
+  ActionResponseDto,
+  ActionsBatchResponseDto,
+  ActionsPageResponseDto,
+  ActionWithTraceResponseDto,
+  ErrorResponseDto,
+} from './dto/action-responses.dto';
 import { CreateActionDto } from './dto/create-action.dto';
 import { CreateActionsBatchDto } from './dto/create-actions-batch.dto';
 import { ListActionsQuery } from './dto/list-actions.query';
@@ -105,7 +112,10 @@ export class ActionsController {
   })
   @ApiParam({ name: 'id', example: '17' })
   @ApiOkResponse({ type: ActionCommandResponseDto })
-  @ApiPayloadTooLargeResponse({ type: ErrorResponseDto, description: 'A `skip` action whose payload is over the database\'s payload limit (aq.max_payload_bytes) cannot be enqueued again' })
+  @ApiPayloadTooLargeResponse({
+    type: ErrorResponseDto,
+    description: "A `skip` action whose payload is over the database's payload limit (aq.max_payload_bytes) cannot be enqueued again",
+  })
   @ApiNotFoundResponse({ type: ErrorResponseDto })
   @ApiConflictResponse({ type: ErrorResponseDto, description: 'Not failed, or already retried' })
   @HttpCode(HttpStatus.OK)

@@ -119,7 +119,7 @@ export class ActionCommandResponseDto extends ActionResponseDto {
   @ApiProperty({
     example: false,
     description:
-      'True when the action\'s payload, result and lastError together are over MAX_RESPONSE_BYTES: the command took effect, and they are left out (`payload` is `{}`, `result` and `lastError` are null; read them by SQL)',
+      "True when the action's payload, result and lastError together are over MAX_RESPONSE_BYTES: the command took effect, and they are left out (`payload` is `{}`, `result` and `lastError` are null; read them by SQL)",
   })
   contentOmitted: boolean;
 }
