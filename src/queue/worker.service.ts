@@ -138,7 +138,11 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
         this.lastClaimAt = Date.now();
         this.dispatch(rows, sentAt);
         if (rows.length === grant.slots) this.claimAgain = true;
-        else await this.armDueTimer();
+        else {
+          // Slots are left: a suspect that became due while this round held them (its timer, its notification) takes one now.
+          this.runSuspect();
+          await this.armDueTimer();
+        }
       } catch (error) {
         this.slots.settle(grant, 0, null);
         this.logger.warn(`Claim failed (will retry): ${(error as Error).message}`);

@@ -8,7 +8,10 @@ import { metricSample, waitFor, withTestApp } from '../support';
  * that only the wake-up can start the suspect in time.
  *
  * Seen failing before the change: the suspect was not started within the
- * bound (it waited for the 10-minute poll), and /health had no `suspect`.
+ * bound (it waited for the 10-minute poll), and /health had no `suspect`. The
+ * scheduled case was seen failing with the suspect's due timer removed
+ * (WorkerService.armDueTimer), and with it but without the claim round handing
+ * its unused slots to a suspect that came due meanwhile.
  */
 describe('a suspect is started at once and visible', () => {
   const t = withTestApp('suspect_visibility', {
@@ -64,5 +67,21 @@ describe('a suspect is started at once and visible', () => {
     expect((await request(t.url).post(`/actions/${id}/cancel`)).status).toBe(200);
     await waitFor(async () => (await worker()).suspect === null, 10_000);
     expect(metricSample((await request(t.url).get('/metrics')).text, 'actions_worker_suspect_running')).toBe(0);
+  });
+
+  it('starts a suspect scheduled ahead when it comes due, not at the next poll', async () => {
+    // A suspect waiting for its run_at, as after a reaping with a delay; made so by SQL (an insert is never
+    // a suspect), in a group of its own.
+    const { rows } = await t.pg.query<{ id: string }>(
+      `INSERT INTO actions (lock_id, type, payload, run_at) VALUES (9001, 'instance.create', '{"durationMs": 0}', now() + interval '1500 milliseconds')
+       RETURNING id::text`,
+    );
+    await t.pg.query(`UPDATE actions SET quarantined = true WHERE id = $1`, [rows[0].id]);
+    const id = rows[0].id;
+    const insertedAt = Date.now();
+    // Ran as a suspect: an attempt that ends normally clears `quarantined`, and only the SuspectRunner claims one.
+    await waitFor(async () => (await t.pg.query(`SELECT status FROM actions WHERE id = $1`, [id])).rows[0].status === 'done', 15_000);
+    // Due after 1.5 s; the next poll is 10 minutes away.
+    expect(Date.now() - insertedAt).toBeLessThan(10_000);
   });
 });
