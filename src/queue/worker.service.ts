@@ -45,7 +45,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
   private shortPollTimer: NodeJS.Timeout | undefined;
   private readonly dueTimer = new DueTimer(() => this.requestClaim('wake'));
   /** For the next scheduled suspect: only the SuspectRunner claims one. */
-  private readonly suspectDueTimer = new DueTimer(() => this.onSuspectDue());
+  private readonly suspectDueTimer = new DueTimer(() => this.suspectMayBeDue());
   /** Last time the loop ran a claim round or had no room to (ms since epoch), for health. */
   lastClaimAt = 0;
 
@@ -81,7 +81,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     this.pollTimer = setInterval(() => this.onPoll(), this.settings.WORKER_POLL_INTERVAL_MS);
     this.listener.start({
       onWake: () => this.requestClaim('wake'),
-      onSuspectDue: () => this.onSuspectDue(),
+      onSuspectDue: () => this.suspectMayBeDue(),
       onCancelRequested: (actionId) => this.leases.cancelRequested(actionId),
     });
     this.slots.onSlotFreed(() => this.requestClaim('slot'));
@@ -174,8 +174,12 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     this.requestClaim('wake');
   }
 
-  /** A suspect head became claimable (a notification, its due time): the SuspectRunner asks now, not at the next poll. */
-  private onSuspectDue(): void {
+  /**
+   * A suspect head became claimable (a notification, its due time, a reaping
+   * on this instance): the SuspectRunner asks now, not at the next poll. Cheap:
+   * one claim statement when a slot is free and no suspect runs here.
+   */
+  suspectMayBeDue(): void {
     if (!this.started || this.slots.isPaused('stopping')) return;
     this.suspects.markMaybeDue();
     this.runSuspect();

@@ -1,5 +1,25 @@
 import request from 'supertest';
+import type { Client } from 'pg';
 import { metricSample, waitFor, withTestApp } from '../support';
+
+/** A running action of `instance.create` (runs `durationMs`), leased to a dead worker for 1 ms after one uncharged loss: its reaping is its second loss. */
+async function loseTwice(c: Client, durationMs: number): Promise<string> {
+  await c.query('BEGIN');
+  try {
+    const { rows } = await c.query<{ id: string }>(
+      `INSERT INTO actions (type, payload) VALUES ('instance.create', jsonb_build_object('durationMs', $1::int)) RETURNING id::text`,
+      [durationMs],
+    );
+    await c.query(`UPDATE actions SET uncharged_losses = 1 WHERE id = $1`, [rows[0].id]);
+    const { rows: leased } = await c.query(`SELECT id::text FROM aq_claim_actions('dead-worker', ARRAY['instance.create'], ARRAY[NULL::int], 1, 1, false)`);
+    expect(leased.map((r) => r.id)).toEqual([rows[0].id]);
+    await c.query('COMMIT');
+    return rows[0].id;
+  } catch (error) {
+    await c.query('ROLLBACK');
+    throw error;
+  }
+}
 
 /**
  * A suspect (an action lost with its instance twice in a row, migration 011)
@@ -18,31 +38,11 @@ describe('a suspect is started at once and visible', () => {
     env: { WORKER_POLL_INTERVAL_MS: '600000', REAPER_INTERVAL_MS: '100', LEASE_MS: '30000', WORKER_CONCURRENCY: '4' },
   });
 
-  /** A running action of `instance.create` (runs `durationMs`), leased to a dead worker for 1 ms after one uncharged loss: its reaping is its second loss. */
-  async function loseTwice(durationMs: number): Promise<string> {
-    const c = t.pg;
-    await c.query('BEGIN');
-    try {
-      const { rows } = await c.query<{ id: string }>(
-        `INSERT INTO actions (type, payload) VALUES ('instance.create', jsonb_build_object('durationMs', $1::int)) RETURNING id::text`,
-        [durationMs],
-      );
-      await c.query(`UPDATE actions SET uncharged_losses = 1 WHERE id = $1`, [rows[0].id]);
-      const { rows: leased } = await c.query(`SELECT id::text FROM aq_claim_actions('dead-worker', ARRAY['instance.create'], ARRAY[NULL::int], 1, 1, false)`);
-      expect(leased.map((r) => r.id)).toEqual([rows[0].id]);
-      await c.query('COMMIT');
-      return rows[0].id;
-    } catch (error) {
-      await c.query('ROLLBACK');
-      throw error;
-    }
-  }
-
   const worker = async () => (await request(t.url).get('/health')).body.details.worker;
 
   it('runs a new suspect within seconds of its reaping, however long the poll, and reports it in /health and /metrics', async () => {
     expect((await worker()).suspect).toBeNull();
-    const id = await loseTwice(60_000);
+    const id = await loseTwice(t.pg, 60_000);
     const reapedAt = Date.now();
     // Running under this instance's lease (not the dead worker's), as the suspect.
     await waitFor(async () => {
@@ -83,5 +83,20 @@ describe('a suspect is started at once and visible', () => {
     await waitFor(async () => (await t.pg.query(`SELECT status FROM actions WHERE id = $1`, [id])).rows[0].status === 'done', 15_000);
     // Due after 1.5 s; the next poll is 10 minutes away.
     expect(Date.now() - insertedAt).toBeLessThan(10_000);
+  });
+});
+
+describe('a suspect is started at once without a LISTEN connection', () => {
+  // Behind a transaction pooler with no LISTEN_DATABASE_URL there is no notification: the reaping instance asks itself.
+  const t = withTestApp('suspect_pooled', {
+    env: { DATABASE_POOLER: 'transaction', WORKER_POLL_INTERVAL_MS: '600000', REAPER_INTERVAL_MS: '100', WORKER_CONCURRENCY: '4' },
+  });
+
+  // Seen failing before the reaper asked its own SuspectRunner: the suspect waited for the 10-minute poll.
+  it('runs the suspect its own reaper made, within seconds', async () => {
+    const id = await loseTwice(t.pg, 0);
+    const reapedAt = Date.now();
+    await waitFor(async () => (await t.pg.query(`SELECT status FROM actions WHERE id = $1`, [id])).rows[0].status === 'done', 15_000);
+    expect(Date.now() - reapedAt).toBeLessThan(8_000);
   });
 });
