@@ -1,4 +1,4 @@
-import type { ActionResource, AttemptResource, GroupResource, StatsResource } from './action.resource';
+import type { ActionCommandResource, ActionResource, AttemptResource, GroupResource, StatsResource } from './action.resource';
 import type { EnqueueInput, EnqueueResult, EnqueueTransaction, ListActionsFilter } from './enqueue-input.interface';
 
 /**
@@ -72,18 +72,21 @@ export abstract class ActionQueue {
    * Cancels a pending or failed action (a cancelled head releases its group),
    * or requests the cancellation of a running one.
    * @param id the action id (decimal string).
+   * @returns the action; without payload, result and error when these are over MAX_RESPONSE_BYTES (`contentOmitted`).
    * @throws NotFoundException; ConflictException from `done` or `cancelled`.
    */
-  abstract cancel(id: string): Promise<ActionResource>;
+  abstract cancel(id: string): Promise<ActionCommandResource>;
 
   /**
    * Retries a failed action: under `block` in place (pending again, still the
    * head, with a fresh budget of maxAttempts); under `skip` as a new action at
    * the group's tail, linked by `retryOf` (once per failed action).
    * @param id the action id (decimal string).
-   * @throws NotFoundException; ConflictException when not failed or already retried.
+   * @returns the action (under `skip`, its copy); without payload, result and error when these are over MAX_RESPONSE_BYTES (`contentOmitted`).
+   * @throws NotFoundException; ConflictException when not failed or already retried;
+   *   PayloadTooLargeException when a `skip` action's payload is over the database's payload limit.
    */
-  abstract retry(id: string): Promise<ActionResource>;
+  abstract retry(id: string): Promise<ActionCommandResource>;
 
   /**
    * A group's state: its head, whether it runs, how many wait, and whether

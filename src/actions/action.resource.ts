@@ -51,6 +51,18 @@ export interface ActionResource {
 }
 
 /**
+ * What cancel and retry answer: the action, bounded like `GET /actions/:id`.
+ * When its payload, result and error together are over MAX_RESPONSE_BYTES,
+ * the command still takes effect and `contentOmitted` is true: `payload` is
+ * `{}`, `result` and `lastError` are null (read them by SQL).
+ * @publicApi
+ */
+export interface ActionCommandResource extends ActionResource {
+  /** True when payload, result and lastError were left out: together over MAX_RESPONSE_BYTES. */
+  contentOmitted: boolean;
+}
+
+/**
  * One trace entry: an ended execution attempt.
  * @publicApi
  */
@@ -125,6 +137,11 @@ export function toActionResource(row: ActionRow): ActionResource {
     cancelRequestedAt: iso(row.cancel_requested_at),
     quarantined: row.quarantined,
   };
+}
+
+/** Maps a row a command returned (cancel, retry) to its answer. */
+export function toActionCommandResource(row: ActionRow & { content_omitted: boolean }): ActionCommandResource {
+  return { ...toActionResource(row), contentOmitted: row.content_omitted };
 }
 
 /** Maps a trace row to the API resource. */

@@ -17,9 +17,16 @@ import { DeepJsonInterceptor } from '../http/deep-json.interceptor';
 import { JsonBodyInterceptor } from '../http/json-body.interceptor';
 import { QueueValidationPipe } from '../http/validation.pipe';
 import { ActionIdPipe } from './action-id.pipe';
-import { ActionResource, AttemptResource } from './action.resource';
+import { ActionCommandResource, ActionResource, AttemptResource } from './action.resource';
 import { ActionsService } from './actions.service';
-import { ActionResponseDto, ActionsBatchResponseDto, ActionsPageResponseDto, ActionWithTraceResponseDto, ErrorResponseDto } from './dto/action-responses.dto';
+import {
+  ActionCommandResponseDto,
+  ActionResponseDto,
+  ActionsBatchResponseDto,
+  ActionsPageResponseDto,
+  ActionWithTraceResponseDto,
+  ErrorResponseDto,
+} from './dto/action-responses.dto';
 import { CreateActionDto } from './dto/create-action.dto';
 import { CreateActionsBatchDto } from './dto/create-actions-batch.dto';
 import { ListActionsQuery } from './dto/list-actions.query';
@@ -85,26 +92,34 @@ export class ActionsController {
   @ApiOperation({
     summary: 'Cancel an action',
     description:
-      'Pending or failed: cancelled at once. Running: cancellation is requested (`cancelRequestedAt`); the holder aborts the handler at its next heartbeat, and the action ends `cancelled` once the handler has stopped or its lease has expired; only then may its group move on.',
+      'Pending or failed: cancelled at once. Running: cancellation is requested (`cancelRequestedAt`); the holder is notified and aborts the handler within about a second (its heartbeat is the fallback), and the action ends `cancelled` once the handler has stopped or its lease has expired; only then may its group move on. An action whose payload, result and error are over MAX_RESPONSE_BYTES is answered without them (`contentOmitted`).',
   })
   @ApiParam({ name: 'id', example: '17' })
-  @ApiOkResponse({ type: ActionResponseDto, description: 'Cancelled, or still running with cancelRequestedAt set' })
+  @ApiOkResponse({ type: ActionCommandResponseDto, description: 'Cancelled, or still running with cancelRequestedAt set' })
   @ApiNotFoundResponse({ type: ErrorResponseDto })
   @ApiConflictResponse({ type: ErrorResponseDto, description: 'Done or cancelled already' })
   @HttpCode(HttpStatus.OK)
-  cancel(@Param('id', ActionIdPipe) id: string): Promise<ActionResource> {
+  cancel(@Param('id', ActionIdPipe) id: string): Promise<ActionCommandResource> {
     return this.actions.cancel(id);
   }
 
   /** Retries a failed action. */
   @Post(':id/retry')
-  @ApiOperation({ summary: 'Retry a failed action: in place under `block`, as a new action at the group tail under `skip`' })
+  @ApiOperation({
+    summary: 'Retry a failed action: in place under `block`, as a new action at the group tail under `skip`',
+    description:
+      'The answer is the action (under `skip`, its copy), without its payload, result and error when these are over MAX_RESPONSE_BYTES (`contentOmitted`). A `skip` action stored past the payload limit cannot be copied: 413 naming the limit.',
+  })
   @ApiParam({ name: 'id', example: '17' })
-  @ApiOkResponse({ type: ActionResponseDto })
+  @ApiOkResponse({ type: ActionCommandResponseDto })
+  @ApiPayloadTooLargeResponse({
+    type: ErrorResponseDto,
+    description: "A `skip` action whose payload is over the database's payload limit (aq.max_payload_bytes) cannot be enqueued again",
+  })
   @ApiNotFoundResponse({ type: ErrorResponseDto })
   @ApiConflictResponse({ type: ErrorResponseDto, description: 'Not failed, or already retried' })
   @HttpCode(HttpStatus.OK)
-  retry(@Param('id', ActionIdPipe) id: string): Promise<ActionResource> {
+  retry(@Param('id', ActionIdPipe) id: string): Promise<ActionCommandResource> {
     return this.actions.retry(id);
   }
 }

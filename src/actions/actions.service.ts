@@ -13,7 +13,16 @@ import { SETTINGS } from '../config/settings.token';
 import { QUEUE_DATA_SOURCE } from '../database/queue-data-source.token';
 import { ActionHandlersRegistry } from '../handlers/action-handlers.registry';
 import { EnqueueMetrics } from '../metrics/enqueue-metrics';
-import { ActionResource, AttemptResource, GroupResource, StatsResource, toActionResource, toAttemptResource } from './action.resource';
+import {
+  ActionCommandResource,
+  ActionResource,
+  AttemptResource,
+  GroupResource,
+  StatsResource,
+  toActionCommandResource,
+  toActionResource,
+  toAttemptResource,
+} from './action.resource';
 import { checkedByJsonBodyGuard, jsonBodyProblem, measuredPayloadText } from '../http/json-body-guard.middleware';
 import { stringifyJson } from '../http/json-text';
 import { BOTH_GROUP_NAMES, groupKeyProblem } from './dto/group-key.validator';
@@ -50,6 +59,9 @@ function managerOf(transaction: EnqueueTransaction | undefined): EntityManager |
   return transaction !== undefined && isQueryRunner(transaction) ? transaction.manager : transaction;
 }
 
+/** A row a command (cancel, retry) returned: see COMMAND_RESULT_COLUMNS in sql/manage-actions.sql.ts. */
+type CommandRow = ActionRow & { content_omitted: boolean };
+
 /**
  * The rows of an `UPDATE ... RETURNING` run through `DataSource.query`: TypeORM
  * answers UPDATE and DELETE with `[rows, rowCount]`, every other statement with `rows`.
@@ -78,11 +90,15 @@ function violates(error: unknown, constraint: string): boolean {
 /**
  * The 413 for an insert the database refused by its payload limit
  * (aq.max_payload_bytes, migration 014: SQLSTATE 54000), or null for any other error.
+ * @param hint what the client or operator can do, after the database's message.
  */
-function payloadLimitOfDatabase(error: unknown): PayloadTooLargeException | null {
+function payloadLimitOfDatabase(
+  error: unknown,
+  hint = "the database's limit is below MAX_PAYLOAD_BYTES: raise aq.max_payload_bytes (docs/operations.md)",
+): PayloadTooLargeException | null {
   const e = (error as { driverError?: { code?: string; message?: string } }).driverError ?? (error as { code?: string; message?: string });
   if (e?.code !== '54000' || !e.message?.includes('aq.max_payload_bytes')) return null;
-  return new PayloadTooLargeException(`${e.message}; the database's limit is below MAX_PAYLOAD_BYTES: raise aq.max_payload_bytes (docs/operations.md)`);
+  return new PayloadTooLargeException(`${e.message}; ${hint}`);
 }
 
 /** How often an enqueue transaction that lost a deadlock or serialization conflict is run again. */
@@ -272,18 +288,28 @@ export class ActionsService implements ActionQueue {
     );
   }
 
-  async cancel(id: string): Promise<ActionResource> {
-    const [row] = updatedRows<ActionRow>(await this.dataSource.query(CANCEL_ACTION_SQL, [id]));
-    if (row) return toActionResource(row);
+  /**
+   * Cancels a pending or failed action, or requests the cancellation of a running one.
+   * @returns the action; over MAX_RESPONSE_BYTES, without its payload, result and error (`contentOmitted`).
+   * @throws NotFoundException (404), ConflictException (409) when done or cancelled already.
+   */
+  async cancel(id: string): Promise<ActionCommandResource> {
+    const [row] = updatedRows<CommandRow>(await this.dataSource.query(CANCEL_ACTION_SQL, [id, this.settings.MAX_RESPONSE_BYTES]));
+    if (row) return toActionCommandResource(row);
     throw await this.stateConflict(id, 'cancel', 'pending, running or failed');
   }
 
-  async retry(id: string): Promise<ActionResource> {
-    const [inPlace] = updatedRows<ActionRow>(await this.dataSource.query(RETRY_IN_PLACE_SQL, [id]));
+  /**
+   * Retries a failed action: in place under `block`, as a copy at its group's tail under `skip`.
+   * @returns the action (the copy under `skip`); over MAX_RESPONSE_BYTES, without its payload, result and error (`contentOmitted`).
+   * @throws NotFoundException (404), ConflictException (409) when not failed or already retried.
+   */
+  async retry(id: string): Promise<ActionCommandResource> {
+    const [inPlace] = updatedRows<CommandRow>(await this.dataSource.query(RETRY_IN_PLACE_SQL, [id, this.settings.MAX_RESPONSE_BYTES]));
     if (inPlace) {
       // The head is claimable again: wake the workers now rather than at their next poll.
       await this.dataSource.query(NOTIFY_READY_SQL);
-      return toActionResource(inPlace);
+      return toActionCommandResource(inPlace);
     }
     return this.dataSource.transaction('READ COMMITTED', async (m) => {
       const [failed]: (ActionRow & { retried_as: string | null })[] = await m.query(LOCK_FAILED_SKIP_SQL, [id]);
@@ -291,12 +317,13 @@ export class ActionsService implements ActionQueue {
       // while holding this one can exhaust it under concurrent retries.
       if (!failed) throw await this.stateConflict(id, 'retry', 'failed', m);
       if (failed.retried_as) throw new ConflictException(`action ${id} was already retried as action ${failed.retried_as}`);
+      // Whatever its depth (a SQL producer may store any): JSON.stringify would overflow the stack.
+      const payloadText = stringifyJson(failed.payload) ?? '{}';
       try {
         const [copy]: ActionRow[] = await m.query(INSERT_ACTIONS_SQL, [
           [failed.lock_id],
           [failed.type],
-          // Whatever its depth (a SQL producer may store any): JSON.stringify would overflow the stack.
-          [stringifyJson(failed.payload)],
+          [payloadText],
           [null],
           [failed.max_attempts],
           [failed.on_failure],
@@ -305,12 +332,15 @@ export class ActionsService implements ActionQueue {
           // Both names of the group: the trigger accepts them when they agree.
           [failed.group_key],
         ]);
-        return toActionResource(copy);
+        // The copy has no result or error yet: its payload is all there is to bound.
+        const contentOmitted = Buffer.byteLength(payloadText) > this.settings.MAX_RESPONSE_BYTES;
+        return { ...toActionResource(contentOmitted ? { ...copy, payload: {} } : copy), contentOmitted };
       } catch (error) {
         // A concurrent retry committed its copy after our snapshot: the unique
         // index on retry_of is what makes "retried once" hold under races.
         if (violates(error, 'actions_retry_of_uq')) throw new ConflictException(`action ${id} was already retried`);
-        throw error;
+        // A payload stored before the limit (or past it by an operator) cannot be enqueued again: 413 naming the limit.
+        throw payloadLimitOfDatabase(error, `action ${id} was stored past the limit and cannot be enqueued again as it is (docs/operations.md)`) ?? error;
       }
     });
   }

@@ -9,6 +9,14 @@ import type { components, operations, paths } from './generated/openapi';
  */
 export type Action = components['schemas']['ActionResponseDto'];
 /**
+ * What cancel and retry answer: the action, with `contentOmitted` true when its
+ * payload, result and lastError together are over the service's
+ * MAX_RESPONSE_BYTES (the command took effect; `payload` is `{}`, `result`
+ * and `lastError` are null).
+ * @publicApi
+ */
+export type ActionCommandResult = components['schemas']['ActionCommandResponseDto'];
+/**
  * An action with its trace: one entry per ended attempt.
  * @publicApi
  */
@@ -167,7 +175,7 @@ export class ActionQueueClient {
    * Cancels a pending or failed action, or requests the cancellation of a running one (`POST /actions/:id/cancel`). Never retried.
    * @throws ActionQueueHttpError 404, or 409 from `done` or `cancelled`.
    */
-  async cancel(id: string, options: ActionQueueCallOptions = {}): Promise<Action> {
+  async cancel(id: string, options: ActionQueueCallOptions = {}): Promise<ActionCommandResult> {
     const path = `/actions/${id}/cancel`;
     return (await this.call('POST', path, false, options, (signal) => this.http.POST('/actions/{id}/cancel', { params: { path: { id } }, signal }))).data;
   }
@@ -175,9 +183,10 @@ export class ActionQueueClient {
   /**
    * Retries a failed action (`POST /actions/:id/retry`): in place under `block`, as a new action at the group's tail
    * under `skip`. Never retried itself.
-   * @throws ActionQueueHttpError 404, or 409 when the action is not failed or was already retried.
+   * @throws ActionQueueHttpError 404, or 409 when the action is not failed or was already retried, or 413 when a `skip`
+   *   action's payload is over the database's payload limit.
    */
-  async retry(id: string, options: ActionQueueCallOptions = {}): Promise<Action> {
+  async retry(id: string, options: ActionQueueCallOptions = {}): Promise<ActionCommandResult> {
     const path = `/actions/${id}/retry`;
     return (await this.call('POST', path, false, options, (signal) => this.http.POST('/actions/{id}/retry', { params: { path: { id } }, signal }))).data;
   }

@@ -7,6 +7,7 @@
 export { ActionQueueClient } from './action-queue.client';
 export type {
   Action,
+  ActionCommandResult,
   ActionGroup,
   ActionQueueCallOptions,
   ActionQueueClientOptions,

@@ -23,7 +23,9 @@ export function stuckSlotsLimit(settings: Pick<Settings, 'WORKER_CONCURRENCY' | 
  * (`stuckSlots`: one per action however many of its attempts are stuck) and
  * the limit (`stuckSlotsLimit`, from STUCK_SLOTS_MAX_PERCENT), and say whether
  * the worker has fenced itself (`selfFenced`: it could not renew its leases
- * and takes no new work).
+ * and takes no new work), and name the suspect running in this instance's one
+ * suspect slot (`suspect`: `{ actionId, runningForMs }`, or null; a suspect
+ * takes one slot beside other work and never makes the instance unhealthy).
  *
  * - {@link isAlive} (liveness): down when the last successful claim statement
  *   (a tick; it runs at least every WORKER_POLL_INTERVAL_MS) is older than
@@ -73,6 +75,7 @@ export class WorkerHealthIndicator {
       stuckSlots: this.slots.stuckSlots,
       stuckSlotsLimit: this.stuckLimit,
       selfFenced: this.slots.isPaused('fenced'),
+      suspect: this.worker.runningSuspect,
     };
   }
 

@@ -27,6 +27,8 @@ export class QueueMetricsCollector {
   private readonly oldestPendingAge: Gauge;
   private readonly busySlots: Gauge;
   private readonly slots: Gauge;
+  private readonly suspectRunning: Gauge;
+  private readonly suspectRunningSeconds: Gauge;
   private readonly scrapeErrors: Counter;
 
   constructor(
@@ -50,6 +52,16 @@ export class QueueMetricsCollector {
     });
     this.busySlots = new Gauge({ name: 'actions_worker_busy_slots', help: 'Attempts running in this instance now.', registers });
     this.slots = new Gauge({ name: 'actions_worker_slots', help: 'Attempts this instance may run at once (0: worker disabled).', registers });
+    this.suspectRunning = new Gauge({
+      name: 'actions_worker_suspect_running',
+      help: 'Suspect actions (quarantined: lost with their instance twice in a row) running in this instance now: 0 or 1.',
+      registers,
+    });
+    this.suspectRunningSeconds = new Gauge({
+      name: 'actions_worker_suspect_running_seconds',
+      help: 'Seconds the suspect running in this instance has run (0 when none).',
+      registers,
+    });
     this.scrapeErrors = new Counter({ name: 'actions_stats_query_errors_total', help: 'Scrapes whose statistics query failed.', registers });
   }
 
@@ -57,6 +69,9 @@ export class QueueMetricsCollector {
   async refresh(): Promise<void> {
     this.busySlots.set(this.worker.busySlots);
     this.slots.set(this.worker.enabled ? this.settings.WORKER_CONCURRENCY : 0);
+    const suspect = this.worker.runningSuspect;
+    this.suspectRunning.set(suspect ? 1 : 0);
+    this.suspectRunningSeconds.set(suspect ? suspect.runningForMs / 1000 : 0);
     try {
       const stats = await readQueueStats(
         async (text, values) => (await this.pool.query({ text, values, query_timeout: STATS_TIMEOUT_MS } as QueryConfig)).rows,

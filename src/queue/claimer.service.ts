@@ -54,8 +54,17 @@ export class ClaimerService {
 
   /** Milliseconds until the next scheduled head of these types is due (database clock), or null when none is. */
   async msUntilNextDue(): Promise<number | null> {
-    const { rows } = await this.query<{ wait_ms: number | null }>(NEXT_DUE_SQL, [this.registry.types()]);
-    return rows[0]?.wait_ms ?? null;
+    return (await this.nextDue()).waitMs;
+  }
+
+  /**
+   * Milliseconds (database clock) until the next scheduled head of these types
+   * is due, suspects included (`waitMs`), and until the next suspect head is
+   * (`suspectWaitMs`); each null when none is scheduled.
+   */
+  async nextDue(): Promise<{ waitMs: number | null; suspectWaitMs: number | null }> {
+    const { rows } = await this.query<{ wait_ms: number | null; suspect_wait_ms: number | null }>(NEXT_DUE_SQL, [this.registry.types()]);
+    return { waitMs: rows[0]?.wait_ms ?? null, suspectWaitMs: rows[0]?.suspect_wait_ms ?? null };
   }
 
   private async run(limit: number, quarantined: boolean): Promise<Claimed> {

@@ -6,6 +6,8 @@ import { WAKE_UP_PLAN, WakeUpPlan } from './wake-up-plan';
 
 /** Channel the triggers notify when a head becomes claimable. */
 export const ACTIONS_READY_CHANNEL = 'actions_ready';
+/** Payload on {@link ACTIONS_READY_CHANNEL} when a suspect head became claimable (021-suspect-notify.up.sql). */
+export const SUSPECT_DUE_PAYLOAD = 'suspect';
 /** Channel the trigger of 013-cancel-notify.up.sql notifies, with the action id, when cancellation of a running action is requested. */
 export const ACTIONS_CANCEL_CHANNEL = 'actions_cancel';
 const RECONNECT_BASE_MS = 200;
@@ -15,8 +17,10 @@ const STOP_TIMEOUT_MS = 1_000;
 
 /** What the listener calls on notifications. */
 export interface NotificationHandlers {
-  /** A head may have become claimable; also called once after each (re)connect. */
+  /** A head may have become claimable; also called once after each (re)connect, as is `onSuspectDue`. */
   onWake: () => void;
+  /** A suspect (quarantined) head became claimable: the SuspectRunner should ask at once. */
+  onSuspectDue?: () => void;
   /** Cancellation of running action `actionId` was requested (the holder should look at once). */
   onCancelRequested?: (actionId: string) => void;
 }
@@ -25,7 +29,8 @@ export interface NotificationHandlers {
  * Holds one dedicated connection that LISTENs on {@link ACTIONS_READY_CHANNEL}
  * and {@link ACTIONS_CANCEL_CHANNEL}: calls `onWake` for every wake-up
  * notification, and once after each (re)connect (notifications sent while
- * disconnected are lost; the poll and the heartbeat are the safety nets), and
+ * disconnected are lost; the poll and the heartbeat are the safety nets),
+ * `onSuspectDue` for each wake-up with the payload {@link SUSPECT_DUE_PAYLOAD}, and
  * `onCancelRequested` with the action id of each cancel notification.
  * Reconnects with capped exponential backoff. Listens on the WakeUpPlan's URL
  * (LISTEN_DATABASE_URL, else DATABASE_URL); does nothing when the plan has none
@@ -71,10 +76,11 @@ export class NotificationListener {
 
   private async connect(handlers: NotificationHandlers): Promise<void> {
     if (this.stopped || this.plan.listenUrl === null) return;
-    const { onWake, onCancelRequested } = handlers;
+    const { onWake, onSuspectDue, onCancelRequested } = handlers;
     const client = new Client({ connectionString: this.plan.listenUrl, application_name: `${QUEUE_APPLICATION_NAME}:listen`, connectionTimeoutMillis: 5_000 });
     client.on('notification', (message) => {
       if (message.channel === ACTIONS_CANCEL_CHANNEL) onCancelRequested?.(message.payload ?? '');
+      else if (message.payload === SUSPECT_DUE_PAYLOAD && onSuspectDue) onSuspectDue();
       else onWake();
     });
     const lost = (reason: string) => {
@@ -98,6 +104,8 @@ export class NotificationListener {
       this.attempt = 0;
       this.connected = true;
       onWake();
+      // A suspect made claimable while disconnected would otherwise wait for the poll.
+      onSuspectDue?.();
     } catch (error) {
       lost((error as Error).message);
     }

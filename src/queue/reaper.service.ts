@@ -7,6 +7,7 @@ import { hotPathQuery, statementNaming } from '../database/timed-query';
 import { LeaseKeeper } from './lease-keeper.service';
 import { REAP_EXPIRED_LEASES_SQL, RELEASE_UNKNOWN_LEASES_SQL, UNKNOWN_LEASES_CUTOFF_SQL } from './sql/lost-attempts.sql';
 import { WORKER_ID } from './worker-id.token';
+import { WorkerService } from './worker.service';
 import { WorkerMetrics } from './worker-metrics';
 
 /** Most leases reaped by one statement; the reaper loops while it finds a full batch. */
@@ -17,7 +18,9 @@ const REAP_BATCH = 500;
  * database) every REAPER_INTERVAL_MS, on worker instances. The action runs
  * again at once (the statement wakes the workers), uncharged; lost twice in a
  * row it becomes a suspect, and a suspect lost again is charged
- * (src/database/sql/011-lost-attempts-in-parallel.up.sql). Each round also
+ * (src/database/sql/011-lost-attempts-in-parallel.up.sql); after a round that
+ * reaped any, this instance's SuspectRunner asks for a suspect at once (the
+ * others learn by the notification of 021-suspect-notify.up.sql). Each round also
  * releases this worker's unknown leases: granted by a statement whose answer
  * never arrived (012-unknown-leases.up.sql), so that they run again at once
  * instead of expiring as losses. Any number of instances may
@@ -35,6 +38,7 @@ export class ReaperService implements OnApplicationBootstrap, BeforeApplicationS
     @Inject(WORKER_ID) private readonly workerId: string,
     private readonly metrics: WorkerMetrics,
     private readonly leases: LeaseKeeper,
+    private readonly worker: WorkerService,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -72,7 +76,11 @@ export class ReaperService implements OnApplicationBootstrap, BeforeApplicationS
       total += rows.length;
       if (rows.length < REAP_BATCH) break;
     }
-    if (total > 0) this.metrics.leasesExpired(total);
+    if (total > 0) {
+      this.metrics.leasesExpired(total);
+      // A reaped action may be a suspect now: this instance asks at once, also with no LISTEN connection (behind a pooler).
+      this.worker.suspectMayBeDue();
+    }
     await this.releaseUnknownLeases();
     return total;
   }

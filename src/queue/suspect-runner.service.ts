@@ -3,6 +3,12 @@ import { AttemptExecutor, Continuation } from './attempt-executor.service';
 import { Claimed, ClaimerService } from './claimer.service';
 import { SlotGrant, WorkerSlots } from './worker-slots';
 
+/** The suspect this instance runs now: its action id and how long its attempt has run (ms). */
+export interface RunningSuspect {
+  actionId: string;
+  runningForMs: number;
+}
+
 /**
  * Poison detection, the worker's side: runs suspect actions (`quarantined`:
  * lost with their instance twice in a row, see
@@ -26,6 +32,8 @@ export class SuspectRunner {
   private busy = false;
   /** Whether a suspect may be due: set by each poll, cleared when a claim finds none. */
   private maybeDue = true;
+  /** The suspect whose attempt runs here now, and when it started (ms since epoch). */
+  private current: { actionId: string; startedAt: number } | null = null;
 
   constructor(
     private readonly slots: WorkerSlots,
@@ -36,6 +44,11 @@ export class SuspectRunner {
   /** Whether a suspect is being claimed or runs on this instance now. */
   get running(): boolean {
     return this.busy;
+  }
+
+  /** The suspect running here now (for /health and /metrics), or null. */
+  get runningSuspect(): RunningSuspect | null {
+    return this.current && { actionId: this.current.actionId, runningForMs: Date.now() - this.current.startedAt };
   }
 
   /** A suspect may be due (the worker's poll says so): the next {@link runOne} asks the database. */
@@ -59,7 +72,10 @@ export class SuspectRunner {
     const grant = this.slots.reserveOne();
     if (!grant) return null;
     this.busy = true;
-    return this.claimAndRun(grant).finally(() => (this.busy = false));
+    return this.claimAndRun(grant).finally(() => {
+      this.busy = false;
+      this.current = null;
+    });
   }
 
   private async claimAndRun(grant: SlotGrant): Promise<Continuation | null> {
@@ -81,6 +97,7 @@ export class SuspectRunner {
     this.logger.warn(
       `Running suspect action ${row.id} (type ${row.type}, attempt ${row.attempts}) in one slot beside other work: lost with its instance twice in a row; charged if lost again`,
     );
+    this.current = { actionId: String(row.id), startedAt: Date.now() };
     // A resolved gate: the attempt counts as a suspect's (AttemptRunner leaves it to expire, a loss, when this instance cannot keep it leased).
     return this.executor.execute(row, claimed.sentAt, Promise.resolve(null));
   }

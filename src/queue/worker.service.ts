@@ -10,7 +10,7 @@ import { LeaseKeeper } from './lease-keeper.service';
 import { NotificationListener } from './notification-listener.service';
 import { WAKE_UP_PLAN, WakeUpPlan } from './wake-up-plan';
 import { LeasedActionRow } from './sql/leased-action.sql';
-import { SuspectRunner } from './suspect-runner.service';
+import { RunningSuspect, SuspectRunner } from './suspect-runner.service';
 import { WorkerSlots } from './worker-slots';
 
 /** After a failed claim (database away), wait this long before the next (ms). */
@@ -27,8 +27,10 @@ const CLAIM_ERROR_PAUSE_MS = 500;
  *   overlap: a request during one asks for one more round.
  * - What a finishing statement takes for this worker (hand-offs, claims) is
  *   executed at once, without a claim of its own.
- * - Poison detection: each poll, and the end of each suspect's attempt, lets
- *   the SuspectRunner take one due suspect into one slot, beside other work.
+ * - Poison detection: each poll, each notification that a suspect head became
+ *   claimable (021-suspect-notify.up.sql), a timer for the next scheduled
+ *   suspect, and the end of each suspect's attempt let the SuspectRunner take
+ *   one due suspect into one slot, beside other work.
  * - Shutdown: no new claims; running handlers get SHUTDOWN_TIMEOUT_MS, then
  *   are aborted and their actions released.
  */
@@ -42,6 +44,8 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
   private pollTimer: NodeJS.Timeout | undefined;
   private shortPollTimer: NodeJS.Timeout | undefined;
   private readonly dueTimer = new DueTimer(() => this.requestClaim('wake'));
+  /** For the next scheduled suspect: only the SuspectRunner claims one. */
+  private readonly suspectDueTimer = new DueTimer(() => this.suspectMayBeDue());
   /** Last time the loop ran a claim round or had no room to (ms since epoch), for health. */
   lastClaimAt = 0;
 
@@ -66,11 +70,20 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     return this.slots.occupied;
   }
 
+  /** The suspect (quarantined action) running in this instance's suspect slot now, or null. */
+  get runningSuspect(): RunningSuspect | null {
+    return this.suspects.runningSuspect;
+  }
+
   onApplicationBootstrap(): void {
     if (!this.settings.WORKER_ENABLED) return;
     this.started = true;
     this.pollTimer = setInterval(() => this.onPoll(), this.settings.WORKER_POLL_INTERVAL_MS);
-    this.listener.start({ onWake: () => this.requestClaim('wake'), onCancelRequested: (actionId) => this.leases.cancelRequested(actionId) });
+    this.listener.start({
+      onWake: () => this.requestClaim('wake'),
+      onSuspectDue: () => this.suspectMayBeDue(),
+      onCancelRequested: (actionId) => this.leases.cancelRequested(actionId),
+    });
     this.slots.onSlotFreed(() => this.requestClaim('slot'));
     if (this.wakeUp.warning) this.logger.warn(this.wakeUp.warning);
     if (this.wakeUp.shortPollMs !== null) this.shortPollTimer = setInterval(() => this.requestClaim('wake'), this.wakeUp.shortPollMs);
@@ -84,6 +97,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     clearInterval(this.pollTimer);
     clearInterval(this.shortPollTimer);
     this.dueTimer.cancel();
+    this.suspectDueTimer.cancel();
     this.logger.log(`Shutting down${signal ? ` (${signal})` : ''}: no new claims; ${this.executor.activeAttempts} running`);
     await this.listener.stop();
     if (!(await waitAtMost(this.executor.whenIdle(), this.settings.SHUTDOWN_TIMEOUT_MS))) {
@@ -124,7 +138,11 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
         this.lastClaimAt = Date.now();
         this.dispatch(rows, sentAt);
         if (rows.length === grant.slots) this.claimAgain = true;
-        else await this.armDueTimer();
+        else {
+          // Slots are left: a suspect that became due while this round held them (its timer, its notification) takes one now.
+          this.runSuspect();
+          await this.armDueTimer();
+        }
       } catch (error) {
         this.slots.settle(grant, 0, null);
         this.logger.warn(`Claim failed (will retry): ${(error as Error).message}`);
@@ -156,6 +174,17 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     this.requestClaim('wake');
   }
 
+  /**
+   * A suspect head became claimable (a notification, its due time, a reaping
+   * on this instance): the SuspectRunner asks now, not at the next poll. Cheap:
+   * one claim statement when a slot is free and no suspect runs here.
+   */
+  suspectMayBeDue(): void {
+    if (!this.started || this.slots.isPaused('stopping')) return;
+    this.suspects.markMaybeDue();
+    this.runSuspect();
+  }
+
   /** Lets the SuspectRunner take a due suspect; when it ran one, dispatches what followed and looks for the next. */
   private runSuspect(): void {
     if (this.slots.isPaused()) return;
@@ -174,8 +203,9 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
   /** After a claim that found less than it asked: wake when the next scheduled head comes due. */
   private async armDueTimer(): Promise<void> {
     try {
-      const waitMs = await this.claimer.msUntilNextDue();
+      const { waitMs, suspectWaitMs } = await this.claimer.nextDue();
       if (waitMs !== null) this.dueTimer.wakeIn(waitMs + 1);
+      if (suspectWaitMs !== null) this.suspectDueTimer.wakeIn(suspectWaitMs + 1);
     } catch {
       // The poll is the safety net.
     }

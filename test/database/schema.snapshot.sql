@@ -281,6 +281,17 @@ BEGIN
 END $function$
 ;
 
+CREATE OR REPLACE FUNCTION public.aq_actions_after_update_suspect()
+ RETURNS trigger
+ LANGUAGE plpgsql
+ SET search_path TO 'public'
+AS $function$
+BEGIN
+  PERFORM pg_notify('actions_ready', 'suspect');
+  RETURN NULL;
+END $function$
+;
+
 CREATE OR REPLACE FUNCTION public.aq_actions_after_update_wake()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -949,6 +960,8 @@ CREATE TRIGGER actions_after_insert_wake AFTER INSERT ON public.actions FOR EACH
 CREATE TRIGGER actions_after_truncate AFTER TRUNCATE ON public.actions FOR EACH STATEMENT EXECUTE FUNCTION aq_actions_after_truncate();
 
 CREATE TRIGGER actions_after_update_release AFTER UPDATE ON public.actions REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION aq_actions_after_release();
+
+CREATE TRIGGER actions_after_update_suspect AFTER UPDATE OF status, is_head, quarantined ON public.actions FOR EACH ROW WHEN (((new.status = 'pending'::text) AND new.is_head AND new.quarantined AND ((old.status <> 'pending'::text) OR (NOT old.is_head) OR (NOT old.quarantined)))) EXECUTE FUNCTION aq_actions_after_update_suspect();
 
 CREATE TRIGGER actions_after_update_wake AFTER UPDATE OF status, run_at, is_head, quarantined ON public.actions FOR EACH ROW WHEN (((new.status = 'pending'::text) AND new.is_head AND ((old.status <> 'pending'::text) OR (NOT old.is_head) OR (old.run_at IS DISTINCT FROM new.run_at) OR (old.quarantined IS DISTINCT FROM new.quarantined)))) EXECUTE FUNCTION aq_actions_after_update_wake();
 

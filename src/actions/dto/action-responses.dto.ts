@@ -114,6 +114,16 @@ export class AttemptResponseDto {
   errorStack: string | null;
 }
 
+/** What cancel and retry answer (ActionCommandResource): the action, bounded by MAX_RESPONSE_BYTES. */
+export class ActionCommandResponseDto extends ActionResponseDto {
+  @ApiProperty({
+    example: false,
+    description:
+      "True when the action's payload, result and lastError together are over MAX_RESPONSE_BYTES: the command took effect, and they are left out (`payload` is `{}`, `result` and `lastError` are null; read them by SQL)",
+  })
+  contentOmitted: boolean;
+}
+
 /** `GET /actions/:id`: the action with its trace. */
 export class ActionWithTraceResponseDto extends ActionResponseDto {
   @ApiProperty({ type: [AttemptResponseDto] })

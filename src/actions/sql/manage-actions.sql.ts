@@ -44,35 +44,6 @@ SELECT ${ACTION_COLUMNS} FROM (
 ORDER BY a.id -- the bigint column, not the id::text output column
 LIMIT $5::int`;
 
-/**
- * Cancels an action. Pending or failed: `cancelled` at once (a cancelled head
- * releases its group; the release trigger promotes the next one). Running:
- * only the request is recorded (cancel_requested_at); the holder's next
- * heartbeat aborts the handler, and the action ends `cancelled` once the
- * handler has stopped or its lease has expired (007 and 008 in
- * src/database/sql), so its group moves on only then. `$1::bigint` id.
- */
-export const CANCEL_ACTION_SQL = `
-UPDATE actions
-SET status              = CASE WHEN status = 'running' THEN status ELSE 'cancelled' END,
-    finished_at         = CASE WHEN status = 'running' THEN finished_at ELSE clock_timestamp() END,
-    cancel_requested_at = coalesce(cancel_requested_at, clock_timestamp())
-WHERE id = $1::bigint AND status IN ('pending', 'failed', 'running')
-RETURNING ${ACTION_COLUMNS}`;
-
-/**
- * Retry in place (policy `block`): the failed head becomes pending again, still
- * the head, with a fresh budget: no attempt charged, `max_attempts` unchanged
- * (attempt numbers keep growing, so they stay unique fencing tokens).
- * `$1::bigint` id.
- */
-export const RETRY_IN_PLACE_SQL = `
-UPDATE actions
-SET status = 'pending', run_at = now(), finished_at = NULL, charged_attempts = 0,
-    cancel_requested_at = NULL, quarantined = false, uncharged_losses = 0
-WHERE id = $1::bigint AND status = 'failed' AND on_failure = 'block'
-RETURNING ${ACTION_COLUMNS}`;
-
 /** Wakes the workers (src/database/sql/002-wake-up.up.sql). */
 export const NOTIFY_READY_SQL = `SELECT aq_wake_workers()`;
 
@@ -118,6 +89,59 @@ export const SELECT_BOUNDED_ACTION_SQL = `SELECT ${ACTION_COLUMNS} FROM actions 
 export const ACTION_TRACE_BYTES_SQL = `
 SELECT coalesce(sum(octet_length(worker_id) + coalesce(octet_length(error), 0) + coalesce(octet_length(error_stack), 0)), 0) AS bytes
 FROM action_attempts WHERE action_id = $1::bigint`;
+
+/**
+ * Whether the action `$1::bigint` is over `$2::bigint` bytes (MAX_RESPONSE_BYTES)
+ * to send, as one row `omit` for an UPDATE's FROM: measured once, before the
+ * update (a command changes neither payload, result nor error).
+ */
+const COMMAND_SIZE = `(SELECT ${RESOURCE_BYTES} > $2::bigint AS omit FROM actions WHERE id = $1::bigint)`;
+
+/**
+ * An action's columns as a command (cancel, retry) returns them, with `size`
+ * from {@link COMMAND_SIZE}: over MAX_RESPONSE_BYTES, payload `{}`, result and
+ * last error null, and `content_omitted` true, so that an oversize row (stored
+ * before the payload limit, or by an operator who lifted it) is never fetched
+ * to answer a command.
+ */
+const COMMAND_RESULT_COLUMNS = `
+  id::text, lock_id::text, type, CASE WHEN size.omit THEN '{}'::jsonb ELSE payload END AS payload, status, attempts, max_attempts, on_failure,
+  run_at, created_at, started_at, finished_at, CASE WHEN size.omit THEN NULL ELSE result END AS result,
+  CASE WHEN size.omit THEN NULL ELSE last_error END AS last_error, idempotency_key, retry_of::text,
+  charged_attempts, cancel_requested_at, quarantined, group_key, size.omit AS content_omitted`;
+
+/**
+ * Cancels an action. Pending or failed: `cancelled` at once (a cancelled head
+ * releases its group; the release trigger promotes the next one). Running:
+ * only the request is recorded (cancel_requested_at); the holder's next
+ * heartbeat aborts the handler, and the action ends `cancelled` once the
+ * handler has stopped or its lease has expired (007 and 008 in
+ * src/database/sql), so its group moves on only then. `$1::bigint` id,
+ * `$2::bigint` MAX_RESPONSE_BYTES; returns {@link COMMAND_RESULT_COLUMNS}.
+ */
+export const CANCEL_ACTION_SQL = `
+UPDATE actions
+SET status              = CASE WHEN status = 'running' THEN status ELSE 'cancelled' END,
+    finished_at         = CASE WHEN status = 'running' THEN finished_at ELSE clock_timestamp() END,
+    cancel_requested_at = coalesce(cancel_requested_at, clock_timestamp())
+FROM ${COMMAND_SIZE} AS size
+WHERE id = $1::bigint AND status IN ('pending', 'failed', 'running')
+RETURNING ${COMMAND_RESULT_COLUMNS}`;
+
+/**
+ * Retry in place (policy `block`): the failed head becomes pending again, still
+ * the head, with a fresh budget: no attempt charged, `max_attempts` unchanged
+ * (attempt numbers keep growing, so they stay unique fencing tokens).
+ * `$1::bigint` id, `$2::bigint` MAX_RESPONSE_BYTES; returns
+ * {@link COMMAND_RESULT_COLUMNS}.
+ */
+export const RETRY_IN_PLACE_SQL = `
+UPDATE actions
+SET status = 'pending', run_at = now(), finished_at = NULL, charged_attempts = 0,
+    cancel_requested_at = NULL, quarantined = false, uncharged_losses = 0
+FROM ${COMMAND_SIZE} AS size
+WHERE id = $1::bigint AND status = 'failed' AND on_failure = 'block'
+RETURNING ${COMMAND_RESULT_COLUMNS}`;
 
 /** The resource bytes of one action (no row: it does not exist). `$1::bigint` id. */
 export const ACTION_RESOURCE_BYTES_SQL = `SELECT ${RESOURCE_BYTES} AS bytes FROM actions WHERE id = $1::bigint`;

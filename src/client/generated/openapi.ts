@@ -69,7 +69,7 @@ export interface paths {
     put?: never;
     /**
      * Cancel an action
-     * @description Pending or failed: cancelled at once. Running: cancellation is requested (`cancelRequestedAt`); the holder aborts the handler at its next heartbeat, and the action ends `cancelled` once the handler has stopped or its lease has expired; only then may its group move on.
+     * @description Pending or failed: cancelled at once. Running: cancellation is requested (`cancelRequestedAt`); the holder is notified and aborts the handler within about a second (its heartbeat is the fallback), and the action ends `cancelled` once the handler has stopped or its lease has expired; only then may its group move on. An action whose payload, result and error are over MAX_RESPONSE_BYTES is answered without them (`contentOmitted`).
      */
     post: operations['ActionsController_cancel'];
     delete?: never;
@@ -87,7 +87,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Retry a failed action: in place under `block`, as a new action at the group tail under `skip` */
+    /**
+     * Retry a failed action: in place under `block`, as a new action at the group tail under `skip`
+     * @description The answer is the action (under `skip`, its copy), without its payload, result and error when these are over MAX_RESPONSE_BYTES (`contentOmitted`). A `skip` action stored past the payload limit cannot be copied: 413 naming the limit.
+     */
     post: operations['ActionsController_retry'];
     delete?: never;
     options?: never;
@@ -577,6 +580,112 @@ export interface components {
        */
       quarantined: boolean;
       trace: components['schemas']['AttemptResponseDto'][];
+    };
+    ActionCommandResponseDto: {
+      /**
+       * @description 64-bit id as a decimal string
+       * @example 17
+       */
+      id: string;
+      /**
+       * @description Group key (decimal string), or null: belongs to no group. For a string-keyed action, the lock id its groupKey was interned under
+       * @example 26
+       */
+      lockId: string | null;
+      /**
+       * @description The string group key it was enqueued with, or null (an integer group, or none)
+       * @example null
+       */
+      groupKey: string | null;
+      /**
+       * @description Handler name
+       * @example instance.create
+       */
+      type: string;
+      /**
+       * @example {
+       *       "instanceId": 26
+       *     }
+       */
+      payload: {
+        [key: string]: unknown;
+      };
+      /**
+       * @example pending
+       * @enum {string}
+       */
+      status: 'pending' | 'running' | 'done' | 'failed' | 'cancelled';
+      /**
+       * @description Executions started so far
+       * @example 1
+       */
+      attempts: number;
+      /**
+       * @description Attempts allowed (a handler option may cap it; the number shown is the number enforced). Releases do not count; a manual retry grants it afresh
+       * @example 5
+       */
+      maxAttempts: number;
+      /**
+       * @example block
+       * @enum {string}
+       */
+      onFailure: 'block' | 'skip';
+      /**
+       * Format: date-time
+       * @description Not claimable before
+       * @example 2025-01-01T12:00:00.000Z
+       */
+      runAt: string;
+      /**
+       * Format: date-time
+       * @example 2025-01-01T12:00:00.000Z
+       */
+      createdAt: string;
+      /**
+       * Format: date-time
+       * @example null
+       */
+      startedAt: string | null;
+      /**
+       * Format: date-time
+       * @example null
+       */
+      finishedAt: string | null;
+      /**
+       * @description What the handler returned (any JSON)
+       * @example null
+       */
+      result: Record<string, never> | null;
+      /** @example null */
+      lastError: string | null;
+      /** @example create-26 */
+      idempotencyKey: string | null;
+      /**
+       * @description The failed `skip` action this one retries
+       * @example null
+       */
+      retryOf: string | null;
+      /**
+       * @description Attempts counted toward maxAttempts (releases and lost leases not proven to be its fault are not)
+       * @example 0
+       */
+      chargedAttempts: number;
+      /**
+       * Format: date-time
+       * @description When cancellation of the running action was requested; it ends `cancelled` once its handler has stopped or its lease has expired
+       * @example null
+       */
+      cancelRequestedAt: string | null;
+      /**
+       * @description A suspect: lost with its instance twice in a row; runs one per instance, and a further loss is charged (poison detection)
+       * @example false
+       */
+      quarantined: boolean;
+      /**
+       * @description True when the action's payload, result and lastError together are over MAX_RESPONSE_BYTES: the command took effect, and they are left out (`payload` is `{}`, `result` and `lastError` are null; read them by SQL)
+       * @example false
+       */
+      contentOmitted: boolean;
     };
     BlockedHeadDto: {
       /** @example 41 */
@@ -1135,7 +1244,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ActionResponseDto'];
+          'application/json': components['schemas']['ActionCommandResponseDto'];
         };
       };
       /** @description A field is invalid; `message` names it */
@@ -1198,7 +1307,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ActionResponseDto'];
+          'application/json': components['schemas']['ActionCommandResponseDto'];
         };
       };
       /** @description A field is invalid; `message` names it */
@@ -1236,6 +1345,15 @@ export interface operations {
       };
       /** @description Not failed, or already retried */
       409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description A `skip` action whose payload is over the database's payload limit (aq.max_payload_bytes) cannot be enqueued again */
+      413: {
         headers: {
           [name: string]: unknown;
         };

@@ -22,5 +22,6 @@ export const MIGRATIONS = [
   sqlFileMigration(1764460800014, 'LimitSqlPayloads', '014-payload-limit'),
   sqlFileMigration(1764460800017, 'AddGroupKeys', '017-group-keys'),
   sqlFileMigration(1764460800020, 'PinSearchPath', '020-pin-search-path'),
+  sqlFileMigration(1764460800021, 'NotifySuspects', '021-suspect-notify'),
   sqlFileMigration(1764460800022, 'GuardGroupKeys', '022-group-key-guard'),
 ];

@@ -18,22 +18,24 @@ FROM aq_claim_actions($1::text, $2::text[], $3::int[], $4::int, $5::int, $6::boo
 
 /**
  * How long until the next head of these types becomes due (ms, from the
- * database clock), quarantined or not; null when none is scheduled. A worker
- * that found nothing to claim sets a timer for it, so a `runAt` in the future
- * starts on time whatever the poll interval. Two index probes
- * (actions_claimable_idx, actions_quarantined_idx). `$1::text[]` types.
+ * database clock), quarantined or not (`wait_ms`), and until the next suspect
+ * (quarantined) head does (`suspect_wait_ms`); null when none is scheduled. A
+ * worker that found nothing to claim sets a timer for each, so a `runAt` in
+ * the future starts on time whatever the poll interval, and a suspect's
+ * through the SuspectRunner (the ordinary claim never takes one). Two index
+ * probes (actions_claimable_idx, actions_quarantined_idx). `$1::text[]` types.
  */
 export const NEXT_DUE_SQL = {
-  name: 'aq_next_due',
+  name: 'aq_next_due_with_suspects',
   text: `
-SELECT ceil(extract(epoch FROM least(
-         (SELECT a.run_at FROM actions AS a
-          WHERE a.is_head AND a.status = 'pending' AND NOT a.quarantined AND a.run_at > now() AND a.type = ANY($1::text[])
-          ORDER BY a.run_at, a.id LIMIT 1),
-         (SELECT a.run_at FROM actions AS a
-          WHERE a.is_head AND a.status = 'pending' AND a.quarantined AND a.run_at > now() AND a.type = ANY($1::text[])
-          ORDER BY a.run_at, a.id LIMIT 1)
-       ) - now()) * 1000)::float8 AS wait_ms`,
+SELECT ceil(extract(epoch FROM least(d.run_at, s.run_at) - now()) * 1000)::float8 AS wait_ms,
+       ceil(extract(epoch FROM s.run_at - now()) * 1000)::float8 AS suspect_wait_ms
+FROM (SELECT (SELECT a.run_at FROM actions AS a
+              WHERE a.is_head AND a.status = 'pending' AND NOT a.quarantined AND a.run_at > now() AND a.type = ANY($1::text[])
+              ORDER BY a.run_at, a.id LIMIT 1) AS run_at) AS d,
+     (SELECT (SELECT a.run_at FROM actions AS a
+              WHERE a.is_head AND a.status = 'pending' AND a.quarantined AND a.run_at > now() AND a.type = ANY($1::text[])
+              ORDER BY a.run_at, a.id LIMIT 1) AS run_at) AS s`,
 };
 
 /**

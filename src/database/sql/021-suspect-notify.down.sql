@@ -1,0 +1,2 @@
+DROP TRIGGER IF EXISTS actions_after_update_suspect ON actions;
+DROP FUNCTION IF EXISTS aq_actions_after_update_suspect();
