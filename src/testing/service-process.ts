@@ -2,6 +2,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { AddressInfo, createServer } from 'node:net';
 import { join, sep } from 'node:path';
+import { sleep } from '../sleep';
 
 /**
  * The default entry point: this package's compiled service, `dist/src/main.js`
@@ -130,7 +131,7 @@ export async function startServiceProcess(options: ServiceProcessOptions = {}): 
           // not listening yet
         }
         if (Date.now() > deadline) throw new Error(`service process did not become healthy within ${timeoutMs} ms:\n${out}`);
-        await new Promise((r) => setTimeout(r, 50));
+        await sleep(50);
       }
     },
     kill: async () => {

@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import request from 'supertest';
 import { checkTrace, formatTraceReport } from '../../src/testing/trace-checker';
-import { waitFor, withTestApp } from '../support';
+import { sleep, waitFor, withTestApp } from '../support';
 
 /** A type no handler runs: actions of it stay pending, so tests control their group's head. */
 const PARKED_TYPE = 'test.parked';
@@ -271,7 +271,7 @@ describe('group order (G3, G4, G5, G7)', () => {
       await waitForStatus([fail], 'failed');
       await waitForStatus([other1, other2], 'done');
       // Give the workers several poll rounds: the blocked group must not move.
-      await new Promise((r) => setTimeout(r, 800));
+      await sleep(800);
       expect([await statusOf(next1), await statusOf(next2)]).toEqual(['pending', 'pending']);
       expect((await getAction(next1)).attempts).toBe(0);
 
@@ -300,7 +300,7 @@ describe('group order (G3, G4, G5, G7)', () => {
         .expect(201);
       const [fail, next] = res.body.actions.map((a: { id: string }) => a.id);
       await waitForStatus([fail], 'failed');
-      await new Promise((r) => setTimeout(r, 500));
+      await sleep(500);
       expect(await statusOf(next)).toBe('pending');
 
       const retried = await request(url).post(`/actions/${fail}/retry`).expect(200);

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import request from 'supertest';
-import { waitFor, waitForLockWaiters, withTestApp } from '../support';
+import { sleep, waitFor, waitForLockWaiters, withTestApp } from '../support';
 
 /** Regressions found by trying to break the service (each once answered wrongly). */
 describe('regressions from the break-it review', () => {
@@ -138,7 +138,7 @@ describe('regressions from the break-it review', () => {
     );
     expect(Date.now() - started).toBeLessThan(3_000);
     // ...while the head of 9100 waits for the producer to commit.
-    await new Promise((r) => setTimeout(r, 500));
+    await sleep(500);
     expect((await sql.query(`SELECT status FROM actions WHERE id = $1`, [ids[0]])).rows[0].status).toBe('running');
     await producer.query('COMMIT');
     await producer.end();

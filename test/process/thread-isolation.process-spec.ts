@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Client } from 'pg';
 import { ServiceProcess, startFixtureService } from '../support/service-process';
 import { waitFor } from '../support/test-app';
-import { withTestDatabase } from '../support';
+import { sleep, withTestDatabase } from '../support';
 
 /**
  * Issue 13, isolation: handlers declared with `isolation: 'thread'` run in a
@@ -53,7 +53,7 @@ describe('thread isolation', () => {
     // The thread really stopped: the process is not burning a core for the 20 s the loop asked for.
     const stat = () => Number(readFileSync(`/proc/${svc.child.pid}/stat`, 'utf8').split(' ')[13]);
     const ticks = stat();
-    await new Promise((r) => setTimeout(r, 1_000));
+    await sleep(1_000);
     expect(stat() - ticks).toBeLessThan(50); // under half a core over one second (100 ticks/s)
   });
 

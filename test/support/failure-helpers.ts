@@ -1,8 +1,9 @@
 import { Client } from 'pg';
+import { sleep } from '../../src/sleep';
 import { TEST_SERVER_URL } from './test-database';
 
-/** Sleeps `ms`. */
-export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+// The one sleep (src/sleep.ts, shared with the fixtures and the demo): only where time itself is the point.
+export { sleep };
 
 /** A connected client on `url`; call `end()` when done. */
 export async function connect(url: string): Promise<Client> {
