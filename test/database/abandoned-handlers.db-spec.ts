@@ -5,10 +5,7 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import request from 'supertest';
 import { MisbehavingHandlersModule } from '../fixtures/misbehaving-handlers';
-import { readExecutions } from '../support/execution-log';
-import { sleep } from '../support/failure-helpers';
-import { startTestApp, waitFor } from '../support/test-app';
-import { withTestDatabase } from '../support';
+import { readExecutions, sleep, startTestApp, waitFor, withTestDatabase } from '../support';
 
 /**
  * Issue 9 A2 and A3: a handler that ignores its signal must not keep its

@@ -4,9 +4,7 @@ import request from 'supertest';
 import { QUEUE_STATS_COUNT_CAP, QUEUE_STATS_EXACT_MAX_BYTES } from '../../src/actions/queue-stats.reader';
 import { BLOCKED_GROUPS_SQL, DEEPEST_GROUPS_SQL, GROUP_TIMELINE_SQL } from '../../src/actions/sql/group-views.sql';
 import { QUEUE_STATS_SQL } from '../../src/actions/sql/queue-stats.sql';
-import { createTestDatabase, TestDatabase } from '../support/test-database';
-import { metricSample as sample, sleep } from '../support';
-import { startTestApp, waitFor } from '../support/test-app';
+import { cloneTestDatabase, metricSample as sample, sleep, startTestApp, TestDatabase, waitFor } from '../support';
 
 describe('admin reads: the oldest due age (issue 9, B9)', () => {
   let db: TestDatabase;
@@ -14,7 +12,7 @@ describe('admin reads: the oldest due age (issue 9, B9)', () => {
   let url: string;
 
   beforeAll(async () => {
-    db = await createTestDatabase('admin_age');
+    db = await cloneTestDatabase('admin_age');
     ({ app, url } = await startTestApp(db.url, { WORKER_ENABLED: 'false' }));
   });
   afterAll(async () => {
@@ -58,7 +56,7 @@ describe('admin reads: groups, timeline, activity', () => {
   const ids: Record<string, string> = {};
 
   beforeAll(async () => {
-    db = await createTestDatabase('admin_reads');
+    db = await cloneTestDatabase('admin_reads');
     ({ app, url } = await startTestApp(db.url, { WORKER_CONCURRENCY: '4' }));
     // Groups 5 and 6 block on a failing head; group 7 drains (its second action retries once).
     const { body } = await request(url)
@@ -227,7 +225,7 @@ describe('admin reads: cost on a large history', () => {
   let client: Client;
 
   beforeAll(async () => {
-    db = await createTestDatabase('admin_large');
+    db = await cloneTestDatabase('admin_large');
     ({ app, url } = await startTestApp(db.url, { WORKER_ENABLED: 'false' }));
     client = new Client({ connectionString: db.url });
     await client.connect();

@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import request from 'supertest';
-import { createTestDatabase, metricSample as sample, startTestApp, waitFor, withTestApp } from '../support';
+import { cloneTestDatabase, metricSample as sample, startTestApp, waitFor, withTestApp } from '../support';
 
 describe('operations: health, metrics and roles', () => {
   const t = withTestApp('ops', { env: { WORKER_CONCURRENCY: '4' } });
@@ -95,7 +95,7 @@ describe('operations: health, metrics and roles', () => {
 
 describe('operations: health when the database goes away', () => {
   it('answers 503 naming the database when its database was dropped', async () => {
-    const db = await createTestDatabase('ops_down');
+    const db = await cloneTestDatabase('ops_down');
     const { app, url } = await startTestApp(db.url, { WORKER_ENABLED: 'false' });
     try {
       await request(url).get('/health').expect(200);

@@ -1,7 +1,6 @@
 import { Client } from 'pg';
 import request from 'supertest';
-import { checkTrace, formatTraceReport } from '../../src/testing/trace-checker';
-import { sleep, waitFor, withTestApp } from '../support';
+import { checkTrace, formatTraceReport, sleep, waitFor, withTestApp } from '../support';
 
 /** A type no handler runs: actions of it stay pending, so tests control their group's head. */
 const PARKED_TYPE = 'test.parked';

@@ -4,8 +4,7 @@ import request from 'supertest';
 import { loadSettings } from '../../src/config/settings';
 import { RetentionService } from '../../src/retention/retention.service';
 import { DELETE_EMPTY_GROUPS_SQL, LOCK_EMPTY_GROUPS_SQL } from '../../src/retention/sql/delete-empty-groups.sql';
-import { checkTrace, formatTraceReport } from '../../src/testing/trace-checker';
-import { backendPid, startTestApp, waitFor, waitForLockWaiters, withTestApp } from '../support';
+import { backendPid, checkTrace, formatTraceReport, startTestApp, waitFor, waitForLockWaiters, withTestApp } from '../support';
 
 /**
  * What retention must not forget (the idempotency window) and what it must not

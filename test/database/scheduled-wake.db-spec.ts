@@ -1,7 +1,6 @@
 import { INestApplication } from '@nestjs/common';
 import { Client } from 'pg';
-import { startTestApp, waitFor } from '../support/test-app';
-import { sleep, withTestDatabase } from '../support';
+import { sleep, startTestApp, waitFor, withTestDatabase } from '../support';
 import { ClaimerService } from '../../src/queue/claimer.service';
 
 /**

@@ -2,8 +2,7 @@ import { Module } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { ActionContext, ActionHandler, ActionHandlerHost, ActionQueue, ActionQueueModule, QueuedAction } from '../../src';
 import { checkTrace, createTestDatabase, formatTraceReport, TestDatabase, waitForActions } from '../../src/testing';
-import { TEST_SERVER_URL } from '../support/test-database';
-import { sleep } from '../support';
+import { sleep, TEST_SERVER_URL } from '../support';
 
 const sent: string[] = [];
 

@@ -2,12 +2,14 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { checkTrace, formatTraceReport } from '../../src/testing/trace-checker';
 import {
   backendPid,
   BlackholeProxy,
+  checkTrace,
   connect,
   executionOverlaps,
+  FIXTURE_SERVICE,
+  formatTraceReport,
   readExecutions,
   ServiceProcess,
   sleep,
@@ -17,7 +19,6 @@ import {
   waitFor,
   withTestDatabase,
 } from '../support';
-import { FIXTURE_SERVICE } from '../support/service-process';
 
 /**
  * Chaos: several worker processes while a driver SIGKILLs and restarts them,

@@ -1,6 +1,5 @@
 import { Client } from 'pg';
-import { ServiceProcess, sleep, startServiceProcess, waitFor, withTestDatabase } from '../support';
-import { checkTrace, formatTraceReport, peakRunningByWorker } from '../../src/testing/trace-checker';
+import { checkTrace, formatTraceReport, peakRunningByWorker, ServiceProcess, sleep, startServiceProcess, waitFor, withTestDatabase } from '../support';
 
 /** Small seeded PRNG (mulberry32), so a failing run can be replayed with CONCURRENCY_SEED. */
 function prng(seed: number): () => number {

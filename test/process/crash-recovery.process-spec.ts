@@ -1,8 +1,5 @@
 import { Client } from 'pg';
-import { BlackholeProxy, startBlackholeProxy } from '../support/blackhole-proxy';
-import { ServiceProcess, startFixtureService } from '../support/service-process';
-import { waitFor } from '../support/test-app';
-import { sleep, withTestDatabase } from '../support';
+import { BlackholeProxy, ServiceProcess, sleep, startBlackholeProxy, startFixtureService, waitFor, withTestDatabase } from '../support';
 
 const LEASE_MS = 3_000;
 const REAPER_INTERVAL_MS = 1_000;

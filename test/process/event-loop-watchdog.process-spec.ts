@@ -2,11 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { executionOverlaps, readExecutions } from '../support/execution-log';
-import { startFixtureService } from '../support/service-process';
-import { Supervisor, supervise } from '../support/supervisor';
-import { waitFor } from '../support/test-app';
-import { withTestDatabase } from '../support';
+import { executionOverlaps, readExecutions, startFixtureService, supervise, Supervisor, waitFor, withTestDatabase } from '../support';
 
 /**
  * Issue 13 fault 3: a handler that blocks the event loop (5 s busy loop,

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { checkTrace, formatTraceReport, ServiceProcess, startServiceProcess, waitForActions } from '../../src/testing';
-import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { createEmptyTestDatabase, TestDatabase } from '../support';
 
 const ROOT = join(__dirname, '..', '..');
 const SETUP_TIMEOUT_MS = 300_000;
@@ -89,7 +89,7 @@ describe('examples installed from the packed tarball', () => {
     let sql: Client;
 
     beforeAll(async () => {
-      db = await createTestDatabase('example_embedded', { migrated: false });
+      db = await createEmptyTestDatabase('example_embedded');
       sql = new Client({ connectionString: db.url });
       await sql.connect();
     });
@@ -169,7 +169,7 @@ describe('examples installed from the packed tarball', () => {
     let db: TestDatabase;
     let service: ServiceProcess | undefined;
 
-    beforeAll(async () => (db = await createTestDatabase('example_own_service', { migrated: false })));
+    beforeAll(async () => (db = await createEmptyTestDatabase('example_own_service')));
     afterAll(async () => {
       await service?.stop();
       await db?.drop();

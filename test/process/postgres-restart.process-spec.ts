@@ -1,5 +1,4 @@
-import { checkTrace, formatTraceReport, VALID_LEASE_OUTCOMES } from '../../src/testing/trace-checker';
-import { connect, OwnPostgres, sleep, startOwnPostgres, startServiceProcess, waitFor } from '../support';
+import { checkTrace, connect, formatTraceReport, OwnPostgres, sleep, startOwnPostgres, startServiceProcess, VALID_LEASE_OUTCOMES, waitFor } from '../support';
 
 const LEASE_MS = 3_000;
 /** How long the database stays down: longer than a lease, so running leases are lost meanwhile. */

@@ -2,11 +2,17 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { BlackholeProxy, startBlackholeProxy } from '../support/blackhole-proxy';
-import { executionOverlaps, executionsPastDeadline, readExecutions } from '../support/execution-log';
-import { ServiceProcess, startFixtureService } from '../support/service-process';
-import { waitFor } from '../support/test-app';
-import { withTestDatabase } from '../support';
+import {
+  BlackholeProxy,
+  executionOverlaps,
+  executionsPastDeadline,
+  readExecutions,
+  ServiceProcess,
+  startBlackholeProxy,
+  startFixtureService,
+  waitFor,
+  withTestDatabase,
+} from '../support';
 
 const LEASE_MS = 1_500;
 

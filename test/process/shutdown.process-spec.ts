@@ -1,8 +1,18 @@
 import { INestApplication, Module } from '@nestjs/common';
 import { Client } from 'pg';
 import { ActionContext, ActionHandler, ActionHandlerHost, QueuedAction } from '../../src/handlers';
-import { checkTrace } from '../../src/testing/trace-checker';
-import { connect, errorLogLines, ServiceProcess, sleep, startServiceProcess, startTestApp, terminateBackends, waitFor, withTestDatabase } from '../support';
+import {
+  checkTrace,
+  connect,
+  errorLogLines,
+  ServiceProcess,
+  sleep,
+  startServiceProcess,
+  startTestApp,
+  terminateBackends,
+  waitFor,
+  withTestDatabase,
+} from '../support';
 
 /** A second instance whose `instance.create`/`instance.update` finish at once (the demo one would sleep 60 s again). */
 @ActionHandler('instance.create')

@@ -2,10 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { sleep } from '../support/failure-helpers';
-import { ServiceProcess, startFixtureService } from '../support/service-process';
-import { waitFor } from '../support/test-app';
-import { withTestDatabase } from '../support';
+import { ServiceProcess, sleep, startFixtureService, waitFor, withTestDatabase } from '../support';
 
 /**
  * Issue 13, faults 1, 2 and 5: errors a handler leaves behind (a forgotten

@@ -1,8 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Client } from 'pg';
-import { ServiceProcess, startFixtureService } from '../support/service-process';
-import { waitFor } from '../support/test-app';
-import { sleep, withTestDatabase } from '../support';
+import { ServiceProcess, sleep, startFixtureService, waitFor, withTestDatabase } from '../support';
 
 /**
  * Issue 13, isolation: handlers declared with `isolation: 'thread'` run in a
