@@ -9,7 +9,7 @@ import { ActionContext, ActionHandler, ActionHandlerHost, ActionQueueModule, Act
 import { SETTINGS } from '../../src/config/settings.token';
 import { QUEUE_DATA_SOURCE } from '../../src/database/queue-data-source.token';
 import { databaseUrlOf } from '../../src/database/queue-database';
-import { createEmptyTestDatabase, TestDatabase, waitFor } from '../support';
+import { connect, createEmptyTestDatabase, TestDatabase, waitFor } from '../support';
 
 /** The host app's own entity. */
 @Entity('invoices')
@@ -94,8 +94,7 @@ describe('ActionQueueModule embedded in an existing Nest app', () => {
 
   beforeAll(async () => {
     db = await createEmptyTestDatabase('embedded');
-    sql = new Client({ connectionString: db.url });
-    await sql.connect();
+    sql = await connect(db.url);
     // The host's own schema (its business, not the queue's).
     await sql.query('CREATE TABLE invoices (id int PRIMARY KEY, status text NOT NULL)');
   });

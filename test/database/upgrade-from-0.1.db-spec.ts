@@ -4,8 +4,7 @@ import { buildDataSourceOptions } from '../../src/database/data-source-options';
 import { MigrationsService } from '../../src/database/migrations.service';
 import { Release01InstancesConnectedError, upgradeRelease01Schema } from '../../src/database/release-0.1-upgrade';
 import { createRelease01Schema } from '../fixtures/schema-0.1/release-0.1-schema';
-import { waitFor, withTestDatabase } from '../support';
-import { Client } from 'pg';
+import { connect, waitFor, withTestDatabase } from '../support';
 
 // The upgrade itself, with work in flight, is in upgrade.db-spec.ts.
 describe('upgrade from release 0.1: refused while a 0.1 instance is connected', () => {
@@ -16,8 +15,7 @@ describe('upgrade from release 0.1: refused while a 0.1 instance is connected', 
     await createRelease01Schema(c);
     await c.query(`INSERT INTO actions (lock_id, type) VALUES (1, 'instance.create')`);
     // A 0.1 instance's pool connection, as 0.1 named it.
-    const old = new Client({ connectionString: db.url, application_name: 'ordered-action-queue' });
-    await old.connect();
+    const old = await connect(db.url, { application_name: 'ordered-action-queue' });
     const dataSource = await new DataSource(buildDataSourceOptions(db.url, 2)).initialize();
     try {
       const attempt = upgradeRelease01Schema(dataSource, 'typeorm_migrations');

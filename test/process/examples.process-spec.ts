@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { checkTrace, formatTraceReport, ServiceProcess, startServiceProcess, waitForActions } from '../../src/testing';
-import { createEmptyTestDatabase, TestDatabase } from '../support';
+import { connect, createEmptyTestDatabase, TestDatabase } from '../support';
 
 const ROOT = join(__dirname, '..', '..');
 const SETUP_TIMEOUT_MS = 300_000;
@@ -90,8 +90,7 @@ describe('examples installed from the packed tarball', () => {
 
     beforeAll(async () => {
       db = await createEmptyTestDatabase('example_embedded');
-      sql = new Client({ connectionString: db.url });
-      await sql.connect();
+      sql = await connect(db.url);
     });
     afterAll(async () => {
       await app?.stop();
