@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import request from 'supertest';
-import { checkTrace, formatTraceReport, sleep, waitFor, withTestApp } from '../support';
+import { backendPid, checkTrace, formatTraceReport, sleep, waitFor, waitForLockWaiters, withTestApp } from '../support';
 
 /** A type no handler runs: actions of it stay pending, so tests control their group's head. */
 const PARKED_TYPE = 'test.parked';
@@ -23,15 +23,7 @@ describe('group order (G3, G4, G5, G7)', () => {
   };
 
   /** Waits until the backend `pid` waits on a heavyweight lock (our insert is queued behind the group lock). */
-  const waitUntilBlocked = (pid: number) =>
-    waitFor(
-      async () => {
-        const { rows } = await admin.query(`SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'`, [pid]);
-        return rows.length === 1;
-      },
-      5_000,
-      10,
-    );
+  const waitUntilBlocked = (pid: number) => waitForLockWaiters(t.db.name, 1, [pid], 5_000);
 
   const statusOf = async (id: string) => (await admin.query<{ status: string }>('SELECT status FROM actions WHERE id = $1', [id])).rows[0].status;
 
@@ -67,7 +59,7 @@ describe('group order (G3, G4, G5, G7)', () => {
       const idA = await insert(a, G, { who: 'A', durationMs: 40 });
 
       await b.query('BEGIN');
-      const bPid = (await b.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid;
+      const bPid = await backendPid(b);
       const pendingB = insert(b, G, { who: 'B', durationMs: 40 });
       await waitUntilBlocked(bPid);
 

@@ -2,6 +2,7 @@ import { INestApplication, Module } from '@nestjs/common';
 import { Client } from 'pg';
 import { ActionContext, ActionHandler, ActionHandlerHost, QueuedAction } from '../../src/handlers';
 import {
+  backendPid,
   checkTrace,
   connect,
   errorLogLines,
@@ -168,7 +169,7 @@ describe('shutdown, restart, outage and bad input with real processes', () => {
       20_000,
       10,
     );
-    const myPid = (await c.query(`SELECT pg_backend_pid() AS pid`)).rows[0].pid;
+    const myPid = await backendPid(c);
     const listenPids = async () =>
       (await c.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query ILIKE 'LISTEN%'`)).rows.map((r) => r.pid);
     const [oldListenPid] = await listenPids();
