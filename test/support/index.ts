@@ -12,7 +12,7 @@ import { launchTestApp } from './test-app';
 import { TestDatabase, testDatabaseFor, TestDatabaseOptions } from './test-database';
 
 export { backendPid, connect, sleep, terminateBackends, waitForLockWaiters } from './failure-helpers';
-export { FIXTURE_SERVICE, freePort, startFixtureService, startServiceProcess } from './service-process';
+export { FIXTURE_SERVICE, freePort, runServiceToExit, SERVICE_MAIN, startFixtureService, startServiceProcess } from './service-process';
 export { startBlackholeProxy } from './blackhole-proxy';
 export type { BlackholeProxy } from './blackhole-proxy';
 // The oracle and the waits that users get too (ordered-action-queue/testing), for the specs from here like every other helper.
