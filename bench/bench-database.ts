@@ -1,5 +1,8 @@
 import { Client } from 'pg';
-import { databaseUrlOn, dropDatabaseOn, migrateDatabase, onServer } from '../src/testing/server-admin';
+import { databaseUrlOn, dropDatabaseOn, migrateDatabase, withClient } from '../src/testing/server-admin';
+
+/** `withClient(url, fn)`: runs `fn` with a connected client on `url`, ended afterwards. */
+export { withClient };
 
 /** Server the benchmark uses (a fresh database is created on it per scenario). */
 export const BENCH_SERVER_URL = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -12,7 +15,7 @@ export function databaseUrl(name: string): string {
 /** Creates database `name` (dropping any leftover of that name) and applies the migrations. */
 export async function createMigratedDatabase(name: string): Promise<string> {
   await dropDatabase(name);
-  await onServer(BENCH_SERVER_URL, (admin) => admin.query(`CREATE DATABASE ${admin.escapeIdentifier(name)}`));
+  await withClient(BENCH_SERVER_URL, (admin) => admin.query(`CREATE DATABASE ${admin.escapeIdentifier(name)}`));
   const url = databaseUrl(name);
   await migrateDatabase(url, 2);
   return url;
@@ -21,17 +24,6 @@ export async function createMigratedDatabase(name: string): Promise<string> {
 /** Drops database `name` if it exists, ending any connection still open to it. */
 export function dropDatabase(name: string): Promise<void> {
   return dropDatabaseOn(BENCH_SERVER_URL, name);
-}
-
-/** Runs `fn` with a connected client on `url`. */
-export async function withClient<T>(url: string, fn: (c: Client) => Promise<T>): Promise<T> {
-  const c = new Client({ connectionString: url });
-  await c.connect();
-  try {
-    return await fn(c);
-  } finally {
-    await c.end();
-  }
 }
 
 /** Groups of an enqueue: how many actions and the lock id expression over i = 1..n. */

@@ -14,23 +14,23 @@ export function databaseUrlOn(serverUrl: string, name: string): string {
 }
 
 /**
- * Runs `run` with a connection of its own to `serverUrl` (the server's
- * maintenance database), ended afterwards whatever happens.
+ * Runs `run` with a connection of its own to `url` (for administration: the
+ * server's maintenance database), ended afterwards whatever happens.
  * @returns what `run` returns.
  */
-export async function onServer<T>(serverUrl: string, run: (admin: Client) => Promise<T>): Promise<T> {
-  const admin = new Client({ connectionString: serverUrl });
-  await admin.connect();
+export async function withClient<T>(url: string, run: (client: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
   try {
-    return await run(admin);
+    return await run(client);
   } finally {
-    await admin.end();
+    await client.end();
   }
 }
 
 /** Drops database `name` on the server of `serverUrl` if it exists, ending any connection still open to it. */
 export async function dropDatabaseOn(serverUrl: string, name: string): Promise<void> {
-  await onServer(serverUrl, (admin) => admin.query(`DROP DATABASE IF EXISTS ${admin.escapeIdentifier(name)} WITH (FORCE)`));
+  await withClient(serverUrl, (admin) => admin.query(`DROP DATABASE IF EXISTS ${admin.escapeIdentifier(name)} WITH (FORCE)`));
 }
 
 /**

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { databaseUrlOn, dropDatabaseOn, onServer } from './server-admin';
+import { databaseUrlOn, dropDatabaseOn, withClient } from './server-admin';
 
 /**
  * A database created for a test, by {@link createTestDatabase}.
@@ -26,7 +26,7 @@ export interface TestDatabase {
  */
 export async function createTestDatabase(serverUrl: string, label = 'test'): Promise<TestDatabase> {
   const name = testDatabaseName(label);
-  await onServer(serverUrl, (admin) => admin.query(`CREATE DATABASE ${admin.escapeIdentifier(name)}`));
+  await withClient(serverUrl, (admin) => admin.query(`CREATE DATABASE ${admin.escapeIdentifier(name)}`));
   return { name, url: databaseUrlOn(serverUrl, name), drop: () => dropDatabaseOn(serverUrl, name) };
 }
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { createTestDatabase, TestDatabase, testDatabaseName } from '../../src/testing/test-database';
-import { databaseUrlOn, dropDatabaseOn, migrateDatabase, onServer } from '../../src/testing/server-admin';
+import { databaseUrlOn, dropDatabaseOn, migrateDatabase, withClient } from '../../src/testing/server-admin';
 
 export type { TestDatabase };
 
@@ -41,10 +41,10 @@ export function urlFor(name: string): string {
  */
 export async function createTemplateDatabase(): Promise<string> {
   const name = `aq_template_${process.pid}_${randomBytes(3).toString('hex')}`;
-  await onServer(TEST_SERVER_URL, (admin) => admin.query(`CREATE DATABASE ${name}`));
+  await withClient(TEST_SERVER_URL, (admin) => admin.query(`CREATE DATABASE ${name}`));
   try {
     await migrateDatabase(urlFor(name));
-    await onServer(TEST_SERVER_URL, (admin) => admin.query(`ALTER DATABASE ${name} WITH ALLOW_CONNECTIONS false`));
+    await withClient(TEST_SERVER_URL, (admin) => admin.query(`ALTER DATABASE ${name} WITH ALLOW_CONNECTIONS false`));
   } catch (error) {
     await dropDatabase(name);
     throw error;
@@ -82,7 +82,7 @@ export async function cloneTestDatabase(label: string): Promise<TestDatabase> {
     return db;
   }
   const name = testDatabaseName(label);
-  await onServer(TEST_SERVER_URL, async (admin) => {
+  await withClient(TEST_SERVER_URL, async (admin) => {
     await admin.query(`CREATE DATABASE ${name} TEMPLATE ${template}`);
     await copyDatabaseSettings(admin, template, name);
   });
