@@ -1,11 +1,8 @@
 import { INestApplication } from '@nestjs/common';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Client } from 'pg';
 import request from 'supertest';
 import { MisbehavingHandlersModule } from '../fixtures/misbehaving-handlers';
-import { metricSample, readExecutions, sleep, startTestApp, waitFor, withTestDatabase } from '../support';
+import { metricSample, newExecutionLogPath, readExecutions, sleep, startTestApp, waitFor, withTestDatabase } from '../support';
 
 /**
  * Issue 9 A2 and A3: a handler that ignores its signal must not keep its
@@ -16,7 +13,7 @@ describe('handlers that ignore their signal, and running actions changed from ou
   const db = withTestDatabase('abandoned');
   let c: Client;
   let app: INestApplication | null = null;
-  const execLog = join(mkdtempSync(join(tmpdir(), 'aq-abandoned-')), 'exec.log');
+  const execLog = newExecutionLogPath('abandoned');
 
   beforeAll(async () => {
     process.env.EXEC_LOG = execLog;

@@ -1,8 +1,5 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Client } from 'pg';
-import { executionOverlaps, readExecutions, startFixtureService, supervise, Supervisor, waitFor, withTestDatabase } from '../support';
+import { executionOverlaps, newExecutionLogPath, readExecutions, startFixtureService, supervise, Supervisor, waitFor, withTestDatabase } from '../support';
 
 /**
  * Issue 13 fault 3: a handler that blocks the event loop (5 s busy loop,
@@ -15,7 +12,7 @@ describe('event-loop watchdog', () => {
   const db = withTestDatabase('watchdog');
   let c: Client;
   let supervisor: Supervisor | null = null;
-  const execLog = join(mkdtempSync(join(tmpdir(), 'aq-watchdog-')), 'exec.log');
+  const execLog = newExecutionLogPath('watchdog');
 
   beforeAll(async () => {
     c = await db.connect();

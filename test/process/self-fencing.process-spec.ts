@@ -1,11 +1,9 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Client } from 'pg';
 import {
   BlackholeProxy,
   executionOverlaps,
   executionsPastDeadline,
+  newExecutionLogPath,
   readExecutions,
   ServiceProcess,
   startBlackholeProxy,
@@ -28,7 +26,7 @@ describe('self-fencing: a worker cut off from the database', () => {
   let c: Client;
   let proxy: BlackholeProxy;
   const procs: ServiceProcess[] = [];
-  const execLog = join(mkdtempSync(join(tmpdir(), 'aq-fence-')), 'exec.log');
+  const execLog = newExecutionLogPath('fence');
 
   beforeAll(async () => {
     proxy = await startBlackholeProxy(db.url);

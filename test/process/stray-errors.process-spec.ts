@@ -1,8 +1,5 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Client } from 'pg';
-import { ServiceProcess, sleep, startFixtureService, waitFor, withTestDatabase } from '../support';
+import { newExecutionLogPath, ServiceProcess, sleep, startFixtureService, waitFor, withTestDatabase } from '../support';
 
 /**
  * Issue 13, faults 1, 2 and 5: errors a handler leaves behind (a forgotten
@@ -14,7 +11,7 @@ describe('stray errors and odd thrown values', () => {
   const db = withTestDatabase('stray');
   let c: Client;
   let svc: ServiceProcess | null = null;
-  const execLog = join(mkdtempSync(join(tmpdir(), 'aq-stray-')), 'exec.log');
+  const execLog = newExecutionLogPath('stray');
 
   beforeAll(async () => {
     c = await db.connect();

@@ -18,7 +18,7 @@ export type { BlackholeProxy } from './blackhole-proxy';
 // The oracle and the waits that users get too (ordered-action-queue/testing), for the specs from here like every other helper.
 export { checkTrace, formatTraceReport, peakRunningByWorker, VALID_LEASE_OUTCOMES, waitForActions } from '../../src/testing';
 export type { TraceReport } from '../../src/testing';
-export { executionOverlaps, executionsPastDeadline, pairExecutions, readExecutions } from './execution-log';
+export { executionOverlaps, executionsPastDeadline, newExecutionLogPath, pairExecutions, readExecutions } from './execution-log';
 export type { Execution, ExecutionDeadline, ExecutionOverlap, LateExecution } from './execution-log';
 export { errorLogLines, PINO_ERROR_LEVEL } from './log-lines';
 export type { ErrorLogLine } from './log-lines';
