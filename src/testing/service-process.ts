@@ -10,7 +10,7 @@ import { sleep } from '../sleep';
  * (dist/src/testing/, from the benchmark, the demo and installed packages) or
  * through ts-jest (src/testing/, from this repository's tests).
  */
-const MAIN = __dirname.includes(`${sep}dist${sep}`) ? join(__dirname, '..', 'main.js') : join(__dirname, '..', '..', 'dist', 'src', 'main.js');
+export const SERVICE_MAIN = __dirname.includes(`${sep}dist${sep}`) ? join(__dirname, '..', 'main.js') : join(__dirname, '..', '..', 'dist', 'src', 'main.js');
 
 /**
  * A TCP port on 127.0.0.1 that is free right now (the OS picks it).
@@ -93,7 +93,7 @@ export async function startServiceProcess(options: ServiceProcessOptions = {}): 
   const env: NodeJS.ProcessEnv = { ...process.env, ...options.env, PORT: String(port) };
   for (const [key, value] of Object.entries(options.env ?? {})) if (value === undefined) delete env[key];
   let out = '';
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), options.entry ?? MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), options.entry ?? SERVICE_MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
   let dead = false;

@@ -1,10 +1,11 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { ServiceProcess, ServiceProcessOptions, startServiceProcess as start } from '../../src/testing/service-process';
+import { SERVICE_MAIN, ServiceProcess, ServiceProcessOptions, startServiceProcess as start } from '../../src/testing/service-process';
 import { trackRunning } from './running';
 
 export type { ServiceProcess, ServiceProcessOptions };
-export { freePort } from '../../src/testing/service-process';
+// SERVICE_MAIN: the built service's entry, dist/src/main.js (built by the process project's globalSetup).
+export { freePort, SERVICE_MAIN } from '../../src/testing/service-process';
 
 /**
  * Starts the service (built by the jest globalSetup) as its own OS process on
@@ -55,9 +56,6 @@ export function startFixtureService(databaseUrl: string, env: Record<string, str
     healthyWithinMs: 30_000,
   });
 }
-
-/** The built service's entry (`dist/src/main.js`, built by the process project's globalSetup). */
-export const SERVICE_MAIN = join(__dirname, '..', '..', 'dist', 'src', 'main.js');
 
 /**
  * Runs the built service with `env` (on top of the test's environment minus
