@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import request from 'supertest';
-import { backendPid, checkTrace, formatTraceReport, sleep, waitFor, waitForLockWaiters, withTestApp } from '../support';
+import { backendPid, checkTrace, formatTraceReport, insertAction, sleep, waitFor, waitForLockWaiters, withTestApp } from '../support';
 
 /** A type no handler runs: actions of it stay pending, so tests control their group's head. */
 const PARKED_TYPE = 'test.parked';
@@ -13,14 +13,8 @@ describe('group order (G3, G4, G5, G7)', () => {
   const connect = () => t.db.connect();
   let admin: Client;
 
-  const insert = async (c: Client, lockId: number | string, payload: Record<string, unknown> = {}, type = 'instance.update') => {
-    const { rows } = await c.query<{ id: string }>(`INSERT INTO actions (lock_id, type, payload) VALUES ($1, $2, $3) RETURNING id::text`, [
-      lockId,
-      type,
-      payload,
-    ]);
-    return rows[0].id;
-  };
+  const insert = (c: Client, lockId: number | string, payload: Record<string, unknown> = {}, type = 'instance.update') =>
+    insertAction(c, lockId, type, payload);
 
   /** Waits until the backend `pid` waits on a heavyweight lock (our insert is queued behind the group lock). */
   const waitUntilBlocked = (pid: number) => waitForLockWaiters(t.db.name, 1, [pid], 5_000);

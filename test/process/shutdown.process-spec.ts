@@ -6,6 +6,7 @@ import {
   checkTrace,
   connect,
   errorLogLines,
+  insertAction,
   metricSample,
   ServiceProcess,
   sleep,
@@ -31,15 +32,6 @@ class QuickUpdate extends ActionHandlerHost {
 }
 @Module({ providers: [QuickCreate, QuickUpdate] })
 class QuickHandlersModule {}
-
-async function insert(c: Client, lockId: number | null, type: string, payload: object): Promise<string> {
-  const { rows } = await c.query<{ id: string }>(`INSERT INTO actions (lock_id, type, payload) VALUES ($1, $2, $3) RETURNING id::text`, [
-    lockId,
-    type,
-    payload,
-  ]);
-  return rows[0].id;
-}
 
 async function actionRow(c: Client, id: string) {
   const { rows } = await c.query(`SELECT status, attempts, charged_attempts, max_attempts, lease_owner FROM actions WHERE id = $1`, [id]);
@@ -67,8 +59,8 @@ describe('shutdown, restart, outage and bad input with real processes', () => {
     const svc = await startServiceProcess(db.url, { SHUTDOWN_TIMEOUT_MS: '1000' });
     procs.push(svc);
     c = await connect(db.url);
-    const long = await insert(c, 61, 'instance.create', { instanceId: 61, durationMs: 60_000 });
-    const next = await insert(c, 61, 'instance.update', { instanceId: 61, durationMs: 10 });
+    const long = await insertAction(c, 61, 'instance.create', { instanceId: 61, durationMs: 60_000 });
+    const next = await insertAction(c, 61, 'instance.update', { instanceId: 61, durationMs: 10 });
     await waitFor(async () => (await actionRow(c, long)).status === 'running', 10_000);
 
     const t0 = Date.now();
@@ -102,7 +94,7 @@ describe('shutdown, restart, outage and bad input with real processes', () => {
   it('SIGTERM during a short handler: the handler finishes (done) and the process exits 0', async () => {
     const svc = await startServiceProcess(db.url, { SHUTDOWN_TIMEOUT_MS: '10000' });
     procs.push(svc);
-    const id = await insert(c, 62, 'instance.create', { instanceId: 62, durationMs: 1_500 });
+    const id = await insertAction(c, 62, 'instance.create', { instanceId: 62, durationMs: 1_500 });
     await waitFor(async () => (await actionRow(c, id)).status === 'running', 10_000);
     const t0 = Date.now();
     expect(await svc.stop()).toBe(0);
@@ -199,7 +191,7 @@ describe('shutdown, restart, outage and bad input with real processes', () => {
     // A new plain insert is picked up by notification, far sooner than the 60 s poll.
     await sleep(300);
     const t0 = Date.now();
-    const id = await insert(c, 2100, 'instance.create', { instanceId: 2100, durationMs: 0 });
+    const id = await insertAction(c, 2100, 'instance.create', { instanceId: 2100, durationMs: 0 });
     await waitFor(async () => (await actionRow(c, id)).status === 'done', 5_000, 20);
     const pickupMs = Date.now() - t0;
     expect(pickupMs).toBeLessThan(3_000);

@@ -20,6 +20,7 @@ export { checkTrace, formatTraceReport, peakRunningByWorker, VALID_LEASE_OUTCOME
 export type { TraceReport } from '../../src/testing';
 export { executionOverlaps, executionsPastDeadline, newExecutionLogPath, pairExecutions, readExecutions } from './execution-log';
 export type { Execution, ExecutionDeadline, ExecutionOverlap, LateExecution } from './execution-log';
+export { insertAction } from './insert-action';
 export { errorLogLines, PINO_ERROR_LEVEL } from './log-lines';
 export type { ErrorLogLine } from './log-lines';
 export { metricSample } from './metrics-text';
