@@ -2,6 +2,7 @@ import { Client } from 'pg';
 import { CLAIM_ACTIONS_SQL } from '../src/queue/sql/claim-actions.sql';
 import { FINISH_ATTEMPTS_SQL } from '../src/queue/sql/finish-attempts.sql';
 import { createMigratedDatabase, dropDatabase, enqueueSql, withClient } from './bench-database';
+import { sleep } from '../src/sleep';
 
 /**
  * What the database alone can do: the worker's two statements driven in a
@@ -107,7 +108,7 @@ async function wide(connections: number): Promise<void> {
           for (let idle = 0; idle < 3;) {
             if (held.length === 0) {
               idle++;
-              await new Promise((r) => setTimeout(r, 5));
+              await sleep(5);
               held = await claim(c, worker, slots);
               continue;
             }

@@ -7,6 +7,7 @@ import { CLAIM_ACTIONS_SQL, claimSelectionSql } from '../src/queue/sql/claim-act
 import { AdminReadResult, adminReadsScenario } from './admin-reads';
 import { createMigratedDatabase, dropDatabase, enqueueSql, withClient, Workload } from './bench-database';
 import { checkTrace, formatTraceReport, ServiceProcess, startServiceProcess, TraceReport } from '../src/testing';
+import { sleep } from '../src/sleep';
 
 /**
  * The benchmark: `npm run bench` (full) or `npm run bench -- --quick`.
@@ -137,7 +138,7 @@ export async function processingScenario(name: string, workloads: Workload[], me
         for (;;) {
           const { rows } = await c.query(`SELECT count(*)::int AS n FROM actions WHERE status IN ('pending', 'running')`);
           if (rows[0].n === 0) break;
-          await new Promise((r) => setTimeout(r, 100));
+          await sleep(100);
         }
       });
     } finally {
@@ -181,7 +182,7 @@ export async function latencyScenario(samples: number): Promise<ScenarioResult> 
         while (startedAt === null) {
           const r = await c.query(`SELECT extract(epoch FROM started_at)::float8 * 1000 AS ms FROM action_attempts WHERE action_id = $1`, [rows[0].id]);
           if (r.rows.length > 0) startedAt = r.rows[0].ms;
-          else await new Promise((res) => setTimeout(res, 2));
+          else await sleep(2);
         }
         if (i >= 10) out.push(Math.max(0, (startedAt as number) - committedAt)); // first 10 warm up
       }

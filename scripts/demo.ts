@@ -23,6 +23,7 @@ import { ActionQueueClient } from '../src/client';
 import { ServiceProcess, startServiceProcess } from '../src/testing';
 import { DemoAction, interleavedBatches, lifecycleWorkload } from './demo-workload';
 import { groupByLockId, readTrace, renderTimeline, verifyTrace } from './demo-trace';
+import { sleep } from '../src/sleep';
 
 const ROOT = join(__dirname, '..', '..');
 const SEED_FILE = join(ROOT, 'examples', 'seed-actions.json');
@@ -151,7 +152,7 @@ async function waitUntilFinished(client: Client, ids: string[]): Promise<void> {
       console.log(`\n  gave up waiting after ${RUN_TIMEOUT_MS / 1000} s with ${open} actions unfinished`);
       break;
     }
-    await new Promise((r) => setTimeout(r, 200));
+    await sleep(200);
   }
   if (process.stdout.isTTY) process.stdout.write('\n');
 }

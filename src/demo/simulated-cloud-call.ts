@@ -1,4 +1,5 @@
 import { ActionContext, QueuedAction } from '../handlers';
+import { sleep } from '../sleep';
 
 /** Default simulated duration of a demo action (ms). */
 export const DEMO_DEFAULT_DURATION_MS = 50;
@@ -24,19 +25,4 @@ export async function simulateCloudCall(operation: string, action: QueuedAction,
 
 function nonNegativeNumber(value: unknown, fallback: number): number {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : fallback;
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }

@@ -3,6 +3,7 @@ import type { Pool } from 'pg';
 import { Settings } from '../config/settings';
 import { ActionHandlerHost } from '../handlers/action-handler.host';
 import { ActionHandlersRegistry } from '../handlers/action-handlers.registry';
+import { sleep } from '../sleep';
 import { AttemptToFinish } from './attempt-end';
 import { AttemptFinisher } from './attempt-finisher.service';
 import { monotonicNow } from './monotonic-clock';
@@ -19,7 +20,7 @@ function fakePool(answer: (ids: string[], attempts: number[], claimLimit: number
       const attempts = config.values[2] as number[];
       const claimLimit = config.values[13] as number;
       calls.push({ ids, claimLimit });
-      await new Promise((r) => setTimeout(r, 5));
+      await sleep(5);
       const rows = answer(ids, attempts, claimLimit);
       if (rows instanceof Error) throw rows;
       return { rows };

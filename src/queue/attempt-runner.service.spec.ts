@@ -6,6 +6,7 @@ import { ActionHandlerOptions } from '../handlers/action-handler-options.interfa
 import { ActionHandlersRegistry } from '../handlers/action-handlers.registry';
 import { PermanentFailureError } from '../handlers/permanent-failure.error';
 import { CancelRequestedError, LeaseExpiringError, LeaseLostError, ShutdownError } from './abort-reasons';
+import { sleep } from '../sleep';
 import { AttemptRunner } from './attempt-runner.service';
 import { HandlerStop } from './handler-stop';
 import { attemptContext } from './containment/attempt-context';
@@ -42,7 +43,6 @@ const row = (over: Partial<LeasedActionRow> = {}): LeasedActionRow => ({
 });
 
 const never = () => new Promise<never>(() => undefined);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('AttemptRunner', () => {
   beforeAll(() => Logger.overrideLogger(false));

@@ -2,6 +2,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { AddressInfo, createServer } from 'node:net';
 import { join, sep } from 'node:path';
+import { sleep } from '../sleep';
 
 /**
  * The default entry point: this package's compiled service, `dist/src/main.js`
@@ -9,7 +10,7 @@ import { join, sep } from 'node:path';
  * (dist/src/testing/, from the benchmark, the demo and installed packages) or
  * through ts-jest (src/testing/, from this repository's tests).
  */
-const MAIN = __dirname.includes(`${sep}dist${sep}`) ? join(__dirname, '..', 'main.js') : join(__dirname, '..', '..', 'dist', 'src', 'main.js');
+export const SERVICE_MAIN = __dirname.includes(`${sep}dist${sep}`) ? join(__dirname, '..', 'main.js') : join(__dirname, '..', '..', 'dist', 'src', 'main.js');
 
 /**
  * A TCP port on 127.0.0.1 that is free right now (the OS picks it).
@@ -92,7 +93,7 @@ export async function startServiceProcess(options: ServiceProcessOptions = {}): 
   const env: NodeJS.ProcessEnv = { ...process.env, ...options.env, PORT: String(port) };
   for (const [key, value] of Object.entries(options.env ?? {})) if (value === undefined) delete env[key];
   let out = '';
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), options.entry ?? MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), options.entry ?? SERVICE_MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
   let dead = false;
@@ -130,7 +131,7 @@ export async function startServiceProcess(options: ServiceProcessOptions = {}): 
           // not listening yet
         }
         if (Date.now() > deadline) throw new Error(`service process did not become healthy within ${timeoutMs} ms:\n${out}`);
-        await new Promise((r) => setTimeout(r, 50));
+        await sleep(50);
       }
     },
     kill: async () => {

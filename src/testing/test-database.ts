@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { Client } from 'pg';
+import { databaseUrlOn, dropDatabaseOn, withClient } from './server-admin';
 
 /**
  * A database created for a test, by {@link createTestDatabase}.
@@ -26,28 +26,8 @@ export interface TestDatabase {
  */
 export async function createTestDatabase(serverUrl: string, label = 'test'): Promise<TestDatabase> {
   const name = testDatabaseName(label);
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  const admin = new Client({ connectionString: serverUrl });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE ${admin.escapeIdentifier(name)}`);
-  } finally {
-    await admin.end();
-  }
-  return {
-    name,
-    url: url.toString(),
-    drop: async () => {
-      const client = new Client({ connectionString: serverUrl });
-      await client.connect();
-      try {
-        await client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(name)} WITH (FORCE)`);
-      } finally {
-        await client.end();
-      }
-    },
-  };
+  await withClient(serverUrl, (admin) => admin.query(`CREATE DATABASE ${admin.escapeIdentifier(name)}`));
+  return { name, url: databaseUrlOn(serverUrl, name), drop: () => dropDatabaseOn(serverUrl, name) };
 }
 
 /**

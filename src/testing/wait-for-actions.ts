@@ -1,3 +1,5 @@
+import { sleep } from '../sleep';
+
 /** Statuses after which an action never runs again. */
 const FINAL_STATUSES = ['done', 'failed', 'cancelled'];
 
@@ -49,6 +51,6 @@ export async function waitForActions<A extends { id: string; status: string }>(
     if (Date.now() > deadline) {
       throw new Error(`actions not finished within ${options.timeoutMs ?? 30_000} ms: ${open.map((a) => `${a.id} (${a.status})`).join(', ')}`);
     }
-    await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 50));
+    await sleep(options.intervalMs ?? 50);
   }
 }

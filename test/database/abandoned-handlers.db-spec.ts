@@ -1,14 +1,8 @@
 import { INestApplication } from '@nestjs/common';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Client } from 'pg';
 import request from 'supertest';
 import { MisbehavingHandlersModule } from '../fixtures/misbehaving-handlers';
-import { readExecutions } from '../support/execution-log';
-import { sleep } from '../support/failure-helpers';
-import { startTestApp, waitFor } from '../support/test-app';
-import { withTestDatabase } from '../support';
+import { metricSample, newExecutionLogPath, readExecutions, sleep, startTestApp, waitFor, withTestDatabase } from '../support';
 
 /**
  * Issue 9 A2 and A3: a handler that ignores its signal must not keep its
@@ -19,7 +13,7 @@ describe('handlers that ignore their signal, and running actions changed from ou
   const db = withTestDatabase('abandoned');
   let c: Client;
   let app: INestApplication | null = null;
-  const execLog = join(mkdtempSync(join(tmpdir(), 'aq-abandoned-')), 'exec.log');
+  const execLog = newExecutionLogPath('abandoned');
 
   beforeAll(async () => {
     process.env.EXEC_LOG = execLog;
@@ -67,10 +61,10 @@ describe('handlers that ignore their signal, and running actions changed from ou
     // A's handler still runs: counted in /health and /metrics, its slot taken.
     const health = await request(url).get('/health');
     expect(health.body.details.worker).toMatchObject({ stuckHandlers: 1 });
-    expect((await request(url).get('/metrics')).text).toMatch(/^actions_stuck_handlers 1$/m);
+    expect(metricSample((await request(url).get('/metrics')).text, 'actions_stuck_handlers')).toBe(1);
     // When it finally returns, its late result is discarded and the count drops.
     await waitFor(async () => readExecutions(execLog).some((e) => e.id === a && e.end !== Infinity), 10_000);
-    await waitFor(async () => /^actions_stuck_handlers 0$/m.test((await request(url).get('/metrics')).text), 5_000);
+    await waitFor(async () => metricSample((await request(url).get('/metrics')).text, 'actions_stuck_handlers') === 0, 5_000);
     expect(await row(a)).toMatchObject({ status: 'failed', attempts: 1 });
     expect(await trace(a)).toHaveLength(1);
   });

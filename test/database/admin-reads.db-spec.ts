@@ -4,9 +4,7 @@ import request from 'supertest';
 import { QUEUE_STATS_COUNT_CAP, QUEUE_STATS_EXACT_MAX_BYTES } from '../../src/actions/queue-stats.reader';
 import { BLOCKED_GROUPS_SQL, DEEPEST_GROUPS_SQL, GROUP_TIMELINE_SQL } from '../../src/actions/sql/group-views.sql';
 import { QUEUE_STATS_SQL } from '../../src/actions/sql/queue-stats.sql';
-import { createTestDatabase, TestDatabase } from '../support/test-database';
-import { metricSample as sample, sleep } from '../support';
-import { startTestApp, waitFor } from '../support/test-app';
+import { cloneTestDatabase, connect, metricSample as sample, sleep, startTestApp, TestDatabase, waitFor } from '../support';
 
 describe('admin reads: the oldest due age (issue 9, B9)', () => {
   let db: TestDatabase;
@@ -14,7 +12,7 @@ describe('admin reads: the oldest due age (issue 9, B9)', () => {
   let url: string;
 
   beforeAll(async () => {
-    db = await createTestDatabase('admin_age');
+    db = await cloneTestDatabase('admin_age');
     ({ app, url } = await startTestApp(db.url, { WORKER_ENABLED: 'false' }));
   });
   afterAll(async () => {
@@ -58,7 +56,7 @@ describe('admin reads: groups, timeline, activity', () => {
   const ids: Record<string, string> = {};
 
   beforeAll(async () => {
-    db = await createTestDatabase('admin_reads');
+    db = await cloneTestDatabase('admin_reads');
     ({ app, url } = await startTestApp(db.url, { WORKER_CONCURRENCY: '4' }));
     // Groups 5 and 6 block on a failing head; group 7 drains (its second action retries once).
     const { body } = await request(url)
@@ -186,8 +184,7 @@ describe('admin reads: groups, timeline, activity', () => {
 
   it('counts every ended action once in the activity buckets, with its latency, however many instances read them at once', async () => {
     const other = await startTestApp(db.url, { WORKER_ENABLED: 'false' });
-    const client = new Client({ connectionString: db.url });
-    await client.connect();
+    const client = await connect(db.url);
     try {
       const truth = (
         await client.query(
@@ -227,10 +224,9 @@ describe('admin reads: cost on a large history', () => {
   let client: Client;
 
   beforeAll(async () => {
-    db = await createTestDatabase('admin_large');
+    db = await cloneTestDatabase('admin_large');
     ({ app, url } = await startTestApp(db.url, { WORKER_ENABLED: 'false' }));
-    client = new Client({ connectionString: db.url });
-    await client.connect();
+    client = await connect(db.url);
     // History written directly (triggers off for the bulk load): 60 000 done and 10 500 failed `skip` actions,
     // enough to pass QUEUE_STATS_EXACT_MAX_BYTES and QUEUE_STATS_COUNT_CAP.
     await client.query(`SET session_replication_role = replica`);

@@ -2,8 +2,7 @@ import { INestApplication } from '@nestjs/common';
 import { Client } from 'pg';
 import request from 'supertest';
 import { MisbehavingHandlersModule } from '../fixtures/misbehaving-handlers';
-import { startTestApp, waitFor } from '../support/test-app';
-import { withTestDatabase } from '../support';
+import { startTestApp, waitFor, withTestDatabase } from '../support';
 
 /**
  * Issue 9 B4: the number of attempts the API shows is the number enforced (a

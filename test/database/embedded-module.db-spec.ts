@@ -9,8 +9,7 @@ import { ActionContext, ActionHandler, ActionHandlerHost, ActionQueueModule, Act
 import { SETTINGS } from '../../src/config/settings.token';
 import { QUEUE_DATA_SOURCE } from '../../src/database/queue-data-source.token';
 import { databaseUrlOf } from '../../src/database/queue-database';
-import { createTestDatabase, TestDatabase } from '../support/test-database';
-import { waitFor } from '../support/test-app';
+import { connect, createEmptyTestDatabase, TestDatabase, waitFor } from '../support';
 
 /** The host app's own entity. */
 @Entity('invoices')
@@ -94,9 +93,8 @@ describe('ActionQueueModule embedded in an existing Nest app', () => {
   const invoiceStatus = async (id: number) => (await sql.query<{ status: string }>('SELECT status FROM invoices WHERE id = $1', [id])).rows[0]?.status;
 
   beforeAll(async () => {
-    db = await createTestDatabase('embedded', { migrated: false });
-    sql = new Client({ connectionString: db.url });
-    await sql.connect();
+    db = await createEmptyTestDatabase('embedded');
+    sql = await connect(db.url);
     // The host's own schema (its business, not the queue's).
     await sql.query('CREATE TABLE invoices (id int PRIMARY KEY, status text NOT NULL)');
   });
@@ -297,7 +295,7 @@ describe('ActionQueueModule embedded in an existing Nest app', () => {
     });
 
     it('with runMigrations: false, stops start-up naming the migrations a fresh database lacks', async () => {
-      const fresh = await createTestDatabase('embedded_fresh', { migrated: false });
+      const fresh = await createEmptyTestDatabase('embedded_fresh');
       try {
         const app = await create({ database: { url: fresh.url }, runMigrations: false });
         await expect(app.init()).rejects.toThrow(/migrations CreateTables1764460800001, .* are not applied/);

@@ -10,8 +10,7 @@ import { ReaperService } from '../../src/queue/reaper.service';
 import { CLAIM_ACTIONS_SQL } from '../../src/queue/sql/claim-actions.sql';
 import { LeasedActionRow } from '../../src/queue/sql/leased-action.sql';
 import { WorkerSlots } from '../../src/queue/worker-slots';
-import { checkTrace } from '../../src/testing/trace-checker';
-import { connect, metricSample, sleep, startTestApp, waitFor, withTestDatabase } from '../support';
+import { checkTrace, connect, metricSample, sleep, startTestApp, waitFor, withTestDatabase } from '../support';
 
 /** Shared state of the test-only stalling handler. */
 const stall = {

@@ -1,6 +1,5 @@
 import request from 'supertest';
-import { checkTrace, formatTraceReport } from '../../src/testing/trace-checker';
-import { waitFor, withTestApp } from '../support';
+import { checkTrace, formatTraceReport, waitFor, withTestApp } from '../support';
 
 /** The largest lock id reserved for interned string keys (017-group-keys.up.sql). */
 const RESERVED_MAX = (-(2n ** 63n) + 2n ** 48n - 1n).toString();

@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import { CLAIM_ACTIONS_SQL } from '../../src/queue/sql/claim-actions.sql';
 import { DELETE_EMPTY_GROUPS_SQL, LOCK_EMPTY_GROUPS_SQL } from '../../src/retention/sql/delete-empty-groups.sql';
-import { waitFor, withTestDatabase } from '../support';
+import { backendPid, waitForLockWaiters, withTestDatabase } from '../support';
 
 /** A type no handler runs: the tests play the worker's claim themselves. */
 const PARKED = 'test.parked';
@@ -68,7 +68,7 @@ describe('string group keys by SQL', () => {
       const clients = await Promise.all(Array.from({ length: 6 }, () => db.connect()));
       await Promise.all(clients.map((c) => c.query('BEGIN')));
       const first = await insertKeyed(clients[0], key);
-      const pids = await Promise.all(clients.slice(1).map(async (c) => (await c.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid));
+      const pids = await Promise.all(clients.slice(1).map(backendPid));
       // Each commits as soon as its insert returns: when the first rolls back, one of the others interns the key
       // and the rest wait for that one's commit in turn.
       const others = clients.slice(1).map(async (c) => {
@@ -77,10 +77,7 @@ describe('string group keys by SQL', () => {
         return row;
       });
       // Every other first insert is queued behind the first one's uncommitted key row.
-      await waitFor(async () => {
-        const { rows } = await admin.query(`SELECT 1 FROM pg_stat_activity WHERE pid = ANY($1) AND wait_event_type = 'Lock'`, [pids]);
-        return rows.length === pids.length;
-      }, 10_000);
+      await waitForLockWaiters(db.name, pids.length, pids, 10_000);
       await clients[0].query(firstCommits ? 'COMMIT' : 'ROLLBACK');
       const rest = await Promise.all(others);
       const all = firstCommits ? [first, ...rest] : rest;

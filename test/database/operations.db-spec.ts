@@ -1,6 +1,5 @@
-import { Client } from 'pg';
 import request from 'supertest';
-import { createTestDatabase, metricSample as sample, startTestApp, waitFor, withTestApp } from '../support';
+import { cloneTestDatabase, connect, metricSample as sample, startTestApp, waitFor, withTestApp } from '../support';
 
 describe('operations: health, metrics and roles', () => {
   const t = withTestApp('ops', { env: { WORKER_CONCURRENCY: '4' } });
@@ -102,12 +101,11 @@ describe('operations: health, metrics and roles', () => {
 
 describe('operations: health when the database goes away', () => {
   it('answers 503 naming the database when its database was dropped', async () => {
-    const db = await createTestDatabase('ops_down');
+    const db = await cloneTestDatabase('ops_down');
     const { app, url } = await startTestApp(db.url, { WORKER_ENABLED: 'false' });
     try {
       await request(url).get('/health').expect(200);
-      const admin = new Client({ connectionString: new URL('/postgres', db.url).toString() });
-      await admin.connect();
+      const admin = await connect(new URL('/postgres', db.url).toString());
       try {
         await admin.query(`DROP DATABASE ${db.name} WITH (FORCE)`);
       } finally {

@@ -1,5 +1,5 @@
 import { CLAIM_ACTIONS_SQL } from '../../src/queue/sql/claim-actions.sql';
-import { withTestDatabase } from '../support';
+import { sleep, withTestDatabase } from '../support';
 
 /**
  * TRUNCATE fires no row trigger. Found by trying it: `TRUNCATE actions
@@ -27,7 +27,7 @@ describe('TRUNCATE of the actions table', () => {
     expect(left[0].n).toBe(2);
 
     // Once its lease has expired (its worker is gone), the table may be emptied.
-    await new Promise((r) => setTimeout(r, 1_600));
+    await sleep(1_600);
     await c.query('TRUNCATE actions CASCADE');
   });
 

@@ -1,7 +1,6 @@
 import { Client } from 'pg';
 import request from 'supertest';
-import { checkTrace, formatTraceReport } from '../../src/testing/trace-checker';
-import { waitFor, withTestApp } from '../support';
+import { backendPid, checkTrace, formatTraceReport, insertAction, sleep, waitFor, waitForLockWaiters, withTestApp } from '../support';
 
 /** A type no handler runs: actions of it stay pending, so tests control their group's head. */
 const PARKED_TYPE = 'test.parked';
@@ -14,25 +13,11 @@ describe('group order (G3, G4, G5, G7)', () => {
   const connect = () => t.db.connect();
   let admin: Client;
 
-  const insert = async (c: Client, lockId: number | string, payload: Record<string, unknown> = {}, type = 'instance.update') => {
-    const { rows } = await c.query<{ id: string }>(`INSERT INTO actions (lock_id, type, payload) VALUES ($1, $2, $3) RETURNING id::text`, [
-      lockId,
-      type,
-      payload,
-    ]);
-    return rows[0].id;
-  };
+  const insert = (c: Client, lockId: number | string, payload: Record<string, unknown> = {}, type = 'instance.update') =>
+    insertAction(c, lockId, type, payload);
 
   /** Waits until the backend `pid` waits on a heavyweight lock (our insert is queued behind the group lock). */
-  const waitUntilBlocked = (pid: number) =>
-    waitFor(
-      async () => {
-        const { rows } = await admin.query(`SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'`, [pid]);
-        return rows.length === 1;
-      },
-      5_000,
-      10,
-    );
+  const waitUntilBlocked = (pid: number) => waitForLockWaiters(t.db.name, 1, [pid], 5_000);
 
   const statusOf = async (id: string) => (await admin.query<{ status: string }>('SELECT status FROM actions WHERE id = $1', [id])).rows[0].status;
 
@@ -68,7 +53,7 @@ describe('group order (G3, G4, G5, G7)', () => {
       const idA = await insert(a, G, { who: 'A', durationMs: 40 });
 
       await b.query('BEGIN');
-      const bPid = (await b.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid;
+      const bPid = await backendPid(b);
       const pendingB = insert(b, G, { who: 'B', durationMs: 40 });
       await waitUntilBlocked(bPid);
 
@@ -271,7 +256,7 @@ describe('group order (G3, G4, G5, G7)', () => {
       await waitForStatus([fail], 'failed');
       await waitForStatus([other1, other2], 'done');
       // Give the workers several poll rounds: the blocked group must not move.
-      await new Promise((r) => setTimeout(r, 800));
+      await sleep(800);
       expect([await statusOf(next1), await statusOf(next2)]).toEqual(['pending', 'pending']);
       expect((await getAction(next1)).attempts).toBe(0);
 
@@ -300,7 +285,7 @@ describe('group order (G3, G4, G5, G7)', () => {
         .expect(201);
       const [fail, next] = res.body.actions.map((a: { id: string }) => a.id);
       await waitForStatus([fail], 'failed');
-      await new Promise((r) => setTimeout(r, 500));
+      await sleep(500);
       expect(await statusOf(next)).toBe('pending');
 
       const retried = await request(url).post(`/actions/${fail}/retry`).expect(200);

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import request from 'supertest';
-import { waitFor, waitForLockWaiters, withTestApp } from '../support';
+import { connect, sleep, waitFor, waitForLockWaiters, withTestApp } from '../support';
 
 /** Regressions found by trying to break the service (each once answered wrongly). */
 describe('regressions from the break-it review', () => {
@@ -48,8 +48,7 @@ describe('regressions from the break-it review', () => {
       .expect(201);
     await waitFor(async () => (await request(url).get(`/actions/${created.body.id}`)).body.status === 'failed');
     // Hold the row so both retries queue on its lock, then let them go together.
-    const holder = new Client({ connectionString: db.url });
-    await holder.connect();
+    const holder = await connect(db.url);
     await holder.query('BEGIN');
     await holder.query('SELECT 1 FROM actions WHERE id = $1 FOR UPDATE', [created.body.id]);
     const both = Promise.all([request(url).post(`/actions/${created.body.id}/retry`), request(url).post(`/actions/${created.body.id}/retry`)]);
@@ -126,8 +125,7 @@ describe('regressions from the break-it review', () => {
     const ids: string[] = body.actions.map((a: { id: string }) => a.id);
     await waitFor(async () => (await sql.query(`SELECT count(*)::int AS n FROM actions WHERE id = ANY($1) AND status = 'running'`, [ids])).rows[0].n === 4);
     // A producer enqueues into group 9100 and keeps its transaction open.
-    const producer = new Client({ connectionString: db.url });
-    await producer.connect();
+    const producer = await connect(db.url);
     await producer.query('BEGIN');
     await producer.query(`INSERT INTO actions (lock_id, type, payload) VALUES (9100, 'instance.update', '{"durationMs": 0}')`);
     const started = Date.now();
@@ -138,7 +136,7 @@ describe('regressions from the break-it review', () => {
     );
     expect(Date.now() - started).toBeLessThan(3_000);
     // ...while the head of 9100 waits for the producer to commit.
-    await new Promise((r) => setTimeout(r, 500));
+    await sleep(500);
     expect((await sql.query(`SELECT status FROM actions WHERE id = $1`, [ids[0]])).rows[0].status).toBe('running');
     await producer.query('COMMIT');
     await producer.end();

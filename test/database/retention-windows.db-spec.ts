@@ -4,8 +4,7 @@ import request from 'supertest';
 import { loadSettings } from '../../src/config/settings';
 import { RetentionService } from '../../src/retention/retention.service';
 import { DELETE_EMPTY_GROUPS_SQL, LOCK_EMPTY_GROUPS_SQL } from '../../src/retention/sql/delete-empty-groups.sql';
-import { checkTrace, formatTraceReport } from '../../src/testing/trace-checker';
-import { backendPid, startTestApp, waitFor, waitForLockWaiters, withTestApp } from '../support';
+import { backendPid, checkTrace, connect, formatTraceReport, startTestApp, waitFor, waitForLockWaiters, withTestApp } from '../support';
 
 /**
  * What retention must not forget (the idempotency window) and what it must not
@@ -134,10 +133,7 @@ describe('retention: idempotency window and empty groups', () => {
                          RETURN NEW;
                        END $$`);
       await sql.query(`CREATE TRIGGER test_slow_victim BEFORE INSERT ON action_groups FOR EACH ROW EXECUTE FUNCTION test_slow_victim()`);
-      const victim = new Client({ connectionString: t.db.url, application_name: 'aq-victim' });
-      const purger = new Client({ connectionString: t.db.url });
-      const other = new Client({ connectionString: t.db.url });
-      await Promise.all([victim.connect(), purger.connect(), other.connect()]);
+      const [victim, purger, other] = await Promise.all([connect(t.db.url, { application_name: 'aq-victim' }), connect(t.db.url), connect(t.db.url)]);
       const victimWaits = async (event: RegExp) => {
         const { rows } = await sql.query<{ w: string | null }>(
           `SELECT wait_event_type || ':' || wait_event AS w FROM pg_stat_activity WHERE application_name = 'aq-victim'`,
@@ -187,13 +183,7 @@ describe('retention: idempotency window and empty groups', () => {
       // new group commits that group's row empty (ON CONFLICT DO NOTHING): the
       // rows retention then deletes while other producers are locking them.
       await sql.query(`INSERT INTO actions (type, idempotency_key) VALUES ('instance.create', 'race-taken')`);
-      const clients = await Promise.all(
-        Array.from({ length: 5 }, async () => {
-          const c = new Client({ connectionString: t.db.url });
-          await c.connect();
-          return c;
-        }),
-      );
+      const clients = await Promise.all(Array.from({ length: 5 }, () => connect(t.db.url)));
       const [p1, p2, p3, emptier, cleaner] = clients;
       const deadline = Date.now() + 4_000;
       const group = () => FIRST + Math.floor(Math.random() * GROUPS);

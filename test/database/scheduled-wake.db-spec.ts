@@ -1,7 +1,6 @@
 import { INestApplication } from '@nestjs/common';
 import { Client } from 'pg';
-import { startTestApp, waitFor } from '../support/test-app';
-import { withTestDatabase } from '../support';
+import { sleep, startTestApp, waitFor, withTestDatabase } from '../support';
 import { ClaimerService } from '../../src/queue/claimer.service';
 
 /**
@@ -78,7 +77,7 @@ describe('scheduled actions start on time, not at the next poll', () => {
       `INSERT INTO actions (lock_id, type, payload, run_at) VALUES ($1, 'instance.create', '{"durationMs": 0}', now() + interval '1 hour') RETURNING id::text`,
       [lockId],
     );
-    await new Promise((r) => setTimeout(r, 500));
+    await sleep(500);
     return id;
   };
 
@@ -91,7 +90,7 @@ describe('scheduled actions start on time, not at the next poll', () => {
   it('starts at once a failed head an operator resets to pending by SQL', async () => {
     const id = await insertLater(6);
     await c.query(`UPDATE actions SET status = 'failed', on_failure = 'block', run_at = now() WHERE id = $1`, [id]);
-    await new Promise((r) => setTimeout(r, 300));
+    await sleep(300);
     const {
       rows: [{ reset_ms }],
     } = await c.query<{ reset_ms: number }>(

@@ -1,7 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { withTestDatabase } from '../support';
-import { dumpSchema } from '../support/schema-dump';
+import { dumpSchema, withTestDatabase } from '../support';
 
 /** The committed dump of the migrated schema; `npm run schema:snapshot` rewrites it. */
 const SNAPSHOT = join(__dirname, 'schema.snapshot.sql');

@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { ActionContext, ActionHandler, ActionHandlerHost, ActionQueue, ActionQueueModule, QueuedAction } from '../../src';
 import { checkTrace, createTestDatabase, formatTraceReport, TestDatabase, waitForActions } from '../../src/testing';
-import { TEST_SERVER_URL } from '../support/test-database';
+import { sleep, TEST_SERVER_URL } from '../support';
 
 const sent: string[] = [];
 
@@ -11,7 +11,7 @@ const sent: string[] = [];
 class SendInvoiceHandler extends ActionHandlerHost {
   async handle(action: QueuedAction, ctx: ActionContext) {
     if (ctx.attempt === 1 && action.payload.flaky) throw new Error('billing is down');
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await sleep(10);
     sent.push(String(action.payload.invoiceId));
     return { sent: action.payload.invoiceId };
   }

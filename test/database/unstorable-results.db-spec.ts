@@ -1,10 +1,7 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { MisbehavingHandlersModule } from '../fixtures/misbehaving-handlers';
-import { readExecutions, waitFor, withTestApp } from '../support';
+import { newExecutionLogPath, readExecutions, waitFor, withTestApp } from '../support';
 
-const execLog = join(mkdtempSync(join(tmpdir(), 'aq-unstorable-')), 'exec.log');
+const execLog = newExecutionLogPath('unstorable');
 process.env.EXEC_LOG = execLog;
 
 /** Issue 17, fault 7: a result the queue cannot store fails its attempt once, with a readable reason. */

@@ -4,8 +4,7 @@ import { buildDataSourceOptions } from '../../src/database/data-source-options';
 import { MigrationsService } from '../../src/database/migrations.service';
 import { Release01InstancesConnectedError, upgradeRelease01Schema } from '../../src/database/release-0.1-upgrade';
 import { createRelease01Schema } from '../fixtures/schema-0.1/release-0.1-schema';
-import { waitFor, withTestDatabase } from '../support';
-import { Client } from 'pg';
+import { backendPid, connect, waitFor, waitForLockWaiters, withTestDatabase } from '../support';
 
 // The upgrade itself, with work in flight, is in upgrade.db-spec.ts.
 describe('upgrade from release 0.1: refused while a 0.1 instance is connected', () => {
@@ -16,8 +15,7 @@ describe('upgrade from release 0.1: refused while a 0.1 instance is connected', 
     await createRelease01Schema(c);
     await c.query(`INSERT INTO actions (lock_id, type) VALUES (1, 'instance.create')`);
     // A 0.1 instance's pool connection, as 0.1 named it.
-    const old = new Client({ connectionString: db.url, application_name: 'ordered-action-queue' });
-    await old.connect();
+    const old = await connect(db.url, { application_name: 'ordered-action-queue' });
     const dataSource = await new DataSource(buildDataSourceOptions(db.url, 2)).initialize();
     try {
       const attempt = upgradeRelease01Schema(dataSource, 'typeorm_migrations');
@@ -77,8 +75,6 @@ describe('upgrade from release 0.1 while SQL producers insert', () => {
     const first = (await open.query<{ id: string }>(`INSERT INTO actions (lock_id, type) VALUES (1, 'instance.create') RETURNING id`)).rows[0].id;
     const dataSource = await new DataSource(buildDataSourceOptions(db.url, 2)).initialize();
     try {
-      const waiting = async (pid: number) =>
-        (await c.query(`SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'`, [pid])).rowCount === 1;
       const conversionPid = async () =>
         (
           await c.query<{ pid: number }>(
@@ -87,9 +83,9 @@ describe('upgrade from release 0.1 while SQL producers insert', () => {
         ).rows[0]?.pid;
       const conversion = upgradeRelease01Schema(dataSource, 'typeorm_migrations');
       await waitFor(conversionPid);
-      const [{ pid: queuedPid }] = (await queued.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows;
+      const queuedPid = await backendPid(queued);
       const second = queued.query<{ id: string }>(`INSERT INTO actions (lock_id, type) VALUES (1, 'instance.create') RETURNING id`);
-      await waitFor(() => waiting(queuedPid));
+      await waitForLockWaiters(db.name, 1, [queuedPid], 30_000);
       await open.query('COMMIT');
       expect(await conversion).toBe(true);
       const secondId = (await second).rows[0].id;

@@ -5,7 +5,7 @@ import { buildDataSourceOptions, MIGRATIONS } from '../../src/database/data-sour
 import { MigrationsService } from '../../src/database/migrations.service';
 import { QUEUE_APPLICATION_NAME } from '../../src/release/release-version';
 import { migratedUpTo, PREVIOUS_RELEASES } from '../fixtures/previous-releases';
-import { startTestApp, waitFor, withTestDatabase } from '../support';
+import { connect, startTestApp, waitFor, withTestDatabase } from '../support';
 import { Client } from 'pg';
 
 /** Lease of the action left running by the old release's instance (ms): long enough to outlast the upgrade's start-up. */
@@ -170,10 +170,8 @@ describe('migrations and instances of another release', () => {
     const c = await db.connect();
     const applied = async () => (await c.query<{ name: string }>('SELECT name FROM typeorm_migrations ORDER BY id')).rows.map((r) => r.name);
     const before = await applied();
-    const sameRelease = new Client({ connectionString: db.url, application_name: `${QUEUE_APPLICATION_NAME}:listen` });
-    const olderRelease = new Client({ connectionString: db.url, application_name: 'ordered-action-queue/0.1.9:listen' });
-    await sameRelease.connect();
-    await olderRelease.connect();
+    const sameRelease = await connect(db.url, { application_name: `${QUEUE_APPLICATION_NAME}:listen` });
+    const olderRelease = await connect(db.url, { application_name: 'ordered-action-queue/0.1.9:listen' });
     const dataSource = await new DataSource(buildDataSourceOptions(db.url, 2)).initialize();
     try {
       const service = new MigrationsService({ dataSource, url: db.url, owned: true }, { database: { url: db.url }, runMigrations: true }, loadSettings({}));

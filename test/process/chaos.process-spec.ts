@@ -1,13 +1,13 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Client } from 'pg';
-import { checkTrace, formatTraceReport } from '../../src/testing/trace-checker';
 import {
   backendPid,
   BlackholeProxy,
+  checkTrace,
   connect,
   executionOverlaps,
+  FIXTURE_SERVICE,
+  formatTraceReport,
+  newExecutionLogPath,
   readExecutions,
   ServiceProcess,
   sleep,
@@ -17,7 +17,6 @@ import {
   waitFor,
   withTestDatabase,
 } from '../support';
-import { FIXTURE_SERVICE } from '../support/service-process';
 
 /**
  * Chaos: several worker processes while a driver SIGKILLs and restarts them,
@@ -104,7 +103,7 @@ describe('chaos: killed workers, cut connections', () => {
   let selfExits = 0;
   /** When each worker process was seen to exit (pid → Date.now()): the end of its executions that logged none. */
   const deaths = new Map<number, number>();
-  const execLog = join(mkdtempSync(join(tmpdir(), 'aq-chaos-')), 'exec.log');
+  const execLog = newExecutionLogPath('chaos');
   /** Every start begun, so that afterAll also stops a process still starting (not yet in procs). */
   const starts: Promise<ServiceProcess>[] = [];
   let stopping = false;

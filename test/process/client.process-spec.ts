@@ -3,8 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { ActionQueueClient, ActionQueueClientOptions, ActionQueueHttpError, ActionQueueNetworkError } from '../../src/client';
-import { waitForActions } from '../../src/testing';
-import { withTestApp } from '../support';
+import { waitForActions, withTestApp } from '../support';
 
 const KEY = 'client-spec-key-0123456789';
 const ROOT = join(__dirname, '..', '..');

@@ -1,7 +1,5 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readExecutions, startFixtureService, waitFor, withTestDatabase } from '../support';
+import { newExecutionLogPath, readExecutions, startFixtureService, waitFor, withTestDatabase } from '../support';
 
 const SKEWED_CLOCK = join(__dirname, '..', '..', 'dist', 'test', 'fixtures', 'skewed-clock.js');
 const LEASE_MS = 1_500;
@@ -22,7 +20,7 @@ const SKEW_MS = -10 * 60_000;
  */
 describe('a worker with a skewed clock in another time zone', () => {
   const db = withTestDatabase('clock_skew');
-  const execLog = join(mkdtempSync(join(tmpdir(), 'aq-skew-')), 'exec.log');
+  const execLog = newExecutionLogPath('skew');
 
   it('holds leases of LEASE_MS by the database clock and finishes a long action in one attempt', async () => {
     const c = await db.connect();

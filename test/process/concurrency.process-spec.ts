@@ -1,6 +1,5 @@
 import { Client } from 'pg';
-import { ServiceProcess, startServiceProcess, waitFor, withTestDatabase } from '../support';
-import { checkTrace, formatTraceReport, peakRunningByWorker } from '../../src/testing/trace-checker';
+import { checkTrace, formatTraceReport, peakRunningByWorker, ServiceProcess, sleep, startServiceProcess, waitFor, withTestDatabase } from '../support';
 
 /** Small seeded PRNG (mulberry32), so a failing run can be replayed with CONCURRENCY_SEED. */
 function prng(seed: number): () => number {
@@ -127,7 +126,7 @@ describe('three service processes on one queue', () => {
         body: JSON.stringify({ actions: chunk.items }),
       });
       if (res.status !== 201) {
-        await new Promise((r) => setTimeout(r, 500)); // let the service's log of the error arrive
+        await sleep(500); // let the service's log of the error arrive
         throw new Error(`POST /actions/batch: ${res.status} ${await res.text()}\n${chunk.service.output().slice(-3000)}`);
       }
       return ((await res.json()) as { actions: { id: string }[] }).actions.map((a) => a.id);
@@ -141,7 +140,7 @@ describe('three service processes on one queue', () => {
         while (next < chunks.length) {
           const index = next++;
           ids[index] = await send(chunks[index], producer);
-          if (random() < 0.3) await new Promise((r) => setTimeout(r, Math.floor(random() * 30)));
+          if (random() < 0.3) await sleep(Math.floor(random() * 30));
         }
       }),
     );

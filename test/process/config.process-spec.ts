@@ -1,27 +1,4 @@
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
-import { SETTING_NAMES } from '../../src/config/settings';
-
-const MAIN = join(__dirname, '..', '..', 'dist', 'src', 'main.js');
-
-/** Runs the built service with `env` and resolves with its exit code and output (it must exit by itself). */
-function runService(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !SETTING_NAMES.includes(k)));
-    const child = spawn(process.execPath, [MAIN], { env: { ...base, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (d) => (output += d));
-    child.stderr.on('data', (d) => (output += d));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`service did not exit by itself:\n${output}`));
-    }, 15_000);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, output });
-    });
-  });
-}
+import { runServiceToExit } from '../support';
 
 /** The built service refuses invalid settings at start-up; the parsing itself is unit-tested in src/config/settings.spec.ts. */
 describe('settings', () => {
@@ -31,7 +8,7 @@ describe('settings', () => {
     [{ DATABASE_URL: 'mysql://x' }, 'Invalid setting DATABASE_URL: DATABASE_URL must start with postgres:// or postgresql://'],
     [{ LOG_LEVEL: 'loud' }, 'Invalid setting LOG_LEVEL="loud": LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent'],
   ])('stops start-up on %j with one line naming the setting and its allowed values', async (env, line) => {
-    const { code, output } = await runService({ DATABASE_URL: 'postgres://127.0.0.1:1/none', ...env });
+    const { code, output } = await runServiceToExit({ DATABASE_URL: 'postgres://127.0.0.1:1/none', ...env });
     expect(code).not.toBe(0);
     expect(output.trim()).toBe(line);
   });
@@ -43,7 +20,7 @@ describe('database at start-up', () => {
     const server = new URL(process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
     server.pathname = '/aq_no_such_database';
     const started = Date.now();
-    const { code, output } = await runService({ DATABASE_URL: server.toString(), LOG_LEVEL: 'error' });
+    const { code, output } = await runServiceToExit({ DATABASE_URL: server.toString(), LOG_LEVEL: 'error' });
     expect(code).not.toBe(0);
     // One JSON log line (start-up logs are JSON from the first one), its message naming the cause.
     const messages = output

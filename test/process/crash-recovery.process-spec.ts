@@ -1,8 +1,5 @@
 import { Client } from 'pg';
-import { BlackholeProxy, startBlackholeProxy } from '../support/blackhole-proxy';
-import { ServiceProcess, startFixtureService } from '../support/service-process';
-import { waitFor } from '../support/test-app';
-import { withTestDatabase } from '../support';
+import { BlackholeProxy, ServiceProcess, sleep, startBlackholeProxy, startFixtureService, waitFor, withTestDatabase } from '../support';
 
 const LEASE_MS = 3_000;
 const REAPER_INTERVAL_MS = 1_000;
@@ -107,7 +104,7 @@ describe('recovery after instances are lost', () => {
     const instances = await start(db.url, 2);
     const locks = await insertWorkload();
     await waitFor(async () => (await running(locks)) === GROUPS, 20_000);
-    await new Promise((r) => setTimeout(r, 1_000)); // "about 1 s in": each head has run for a second
+    await sleep(1_000); // "about 1 s in": each head has run for a second
     await Promise.all(instances.map((p) => p.kill()));
     procs.length = 0;
     const restartedAt = Date.now();
@@ -132,13 +129,13 @@ describe('recovery after instances are lost', () => {
     await start(proxy.url, 2);
     const locks = await insertWorkload();
     await waitFor(async () => (await running(locks)) === GROUPS, 20_000);
-    await new Promise((r) => setTimeout(r, 1_000));
+    await sleep(1_000);
     proxy.blackhole();
     // Longer than LEASE_MS: every lease expires while the instances cannot reach the database,
     // and a reaper on the database's side of the partition (here the test's own call, as an
     // instance that is not cut off would) returns the actions. Without one, whichever comes
     // first after the reconnect decides: the fenced instance's own release (not a loss) or its reaper.
-    await new Promise((r) => setTimeout(r, LEASE_MS + 1_500));
+    await sleep(LEASE_MS + 1_500);
     await waitFor(async () => {
       await c.query(`SELECT * FROM aq_reap_expired_leases(500)`);
       return (await running(locks)) === 0;

@@ -4,8 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Browser, chromium, Page } from 'playwright-core';
 import request from 'supertest';
-import { createTestDatabase, TestDatabase } from '../support/test-database';
-import { startTestApp, waitFor } from '../support/test-app';
+import { cloneTestDatabase, startTestApp, TestDatabase, waitFor } from '../support';
 
 /**
  * The dashboard end to end, in Debian's headless Chromium driven by
@@ -68,7 +67,7 @@ describe('dashboard in headless Chromium', () => {
     if (!existsSync(CHROMIUM))
       throw new Error(`${CHROMIUM} not found: install Debian's chromium (apt-get install -y chromium; .ci/run does it) or set CHROMIUM_PATH`);
     mkdirSync(SHOTS, { recursive: true });
-    db = await createTestDatabase('dashboard_browser');
+    db = await cloneTestDatabase('dashboard_browser');
     ({ app, url } = await startTestApp(db.url, { API_KEY: KEY, WORKER_CONCURRENCY: '4', WORKER_POLL_INTERVAL_MS: '200' }));
     // playwright-core gives each launch a fresh, empty user data dir.
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_FLAGS });

@@ -3,8 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import request from 'supertest';
 import { ActionQueueModule } from '../../src/action-queue/action-queue.module';
 import { DASHBOARD_CSP } from '../../src/dashboard/dashboard-assets';
-import { createTestDatabase, TestDatabase } from '../support/test-database';
-import { startTestApp } from '../support/test-app';
+import { cloneTestDatabase, startTestApp, TestDatabase } from '../support';
 
 const KEY = 'dashboard-key-0123456789';
 
@@ -12,7 +11,7 @@ describe('dashboard: served at /ui by the API instances', () => {
   let db: TestDatabase;
 
   beforeAll(async () => {
-    db = await createTestDatabase('dashboard_serving');
+    db = await cloneTestDatabase('dashboard_serving');
   });
   afterAll(async () => {
     await db?.drop();
@@ -78,7 +77,7 @@ describe('dashboard: served by ActionQueueModule inside an app, under its route 
   let db: TestDatabase;
 
   beforeAll(async () => {
-    db = await createTestDatabase('dashboard_module');
+    db = await cloneTestDatabase('dashboard_module');
   });
   afterAll(async () => {
     await db?.drop();

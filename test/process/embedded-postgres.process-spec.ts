@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, ServiceProcess, startServiceProcess } from '../support';
+import { freePort, ServiceProcess, sleep, startServiceProcess } from '../support';
 
 /** Alive and not a zombie (an init that reaps late leaves a stopped postmaster as a zombie for a while). */
 function isRunning(pid: number): boolean {
@@ -59,7 +59,7 @@ describe('embedded PostgreSQL shared by two service processes', () => {
     }
     const pid = postmasterPid(dataDir);
     if (pid !== null && isRunning(pid)) process.kill(pid, 'SIGQUIT'); // immediate shutdown of anything left
-    for (let i = 0; i < 50 && pid !== null && isRunning(pid); i++) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 50 && pid !== null && isRunning(pid); i++) await sleep(100);
     rmSync(root, { recursive: true, force: true });
   });
 

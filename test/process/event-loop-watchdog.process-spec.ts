@@ -1,12 +1,5 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Client } from 'pg';
-import { executionOverlaps, readExecutions } from '../support/execution-log';
-import { startFixtureService } from '../support/service-process';
-import { Supervisor, supervise } from '../support/supervisor';
-import { waitFor } from '../support/test-app';
-import { withTestDatabase } from '../support';
+import { executionOverlaps, newExecutionLogPath, readExecutions, startFixtureService, supervise, Supervisor, waitFor, withTestDatabase } from '../support';
 
 /**
  * Issue 13 fault 3: a handler that blocks the event loop (5 s busy loop,
@@ -19,7 +12,7 @@ describe('event-loop watchdog', () => {
   const db = withTestDatabase('watchdog');
   let c: Client;
   let supervisor: Supervisor | null = null;
-  const execLog = join(mkdtempSync(join(tmpdir(), 'aq-watchdog-')), 'exec.log');
+  const execLog = newExecutionLogPath('watchdog');
 
   beforeAll(async () => {
     c = await db.connect();

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { checkTrace, formatTraceReport, ServiceProcess, startServiceProcess, waitForActions } from '../../src/testing';
-import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { connect, createEmptyTestDatabase, TestDatabase } from '../support';
 
 const ROOT = join(__dirname, '..', '..');
 const SETUP_TIMEOUT_MS = 300_000;
@@ -89,9 +89,8 @@ describe('examples installed from the packed tarball', () => {
     let sql: Client;
 
     beforeAll(async () => {
-      db = await createTestDatabase('example_embedded', { migrated: false });
-      sql = new Client({ connectionString: db.url });
-      await sql.connect();
+      db = await createEmptyTestDatabase('example_embedded');
+      sql = await connect(db.url);
     });
     afterAll(async () => {
       await app?.stop();
@@ -169,7 +168,7 @@ describe('examples installed from the packed tarball', () => {
     let db: TestDatabase;
     let service: ServiceProcess | undefined;
 
-    beforeAll(async () => (db = await createTestDatabase('example_own_service', { migrated: false })));
+    beforeAll(async () => (db = await createEmptyTestDatabase('example_own_service')));
     afterAll(async () => {
       await service?.stop();
       await db?.drop();

@@ -1,8 +1,5 @@
 import { Client } from 'pg';
-import { checkTrace, formatTraceReport } from '../../src/testing';
-import { startServiceProcess, waitFor, withTestDatabase } from '../support';
-import { PgBouncer, startPgBouncer } from '../support/pgbouncer';
-import type { ServiceProcess } from '../support';
+import { checkTrace, formatTraceReport, PgBouncer, ServiceProcess, startPgBouncer, startServiceProcess, waitFor, withTestDatabase } from '../support';
 
 /** The safety-net poll of these tests: any wake-up well under it came from LISTEN or the pooler's short poll. */
 const POLL_MS = 10_000;

@@ -1,6 +1,5 @@
 import { Client } from 'pg';
-import { ServiceProcess, startServiceProcess, withTestDatabase } from '../support';
-import { checkTrace, formatTraceReport, peakRunningByWorker } from '../../src/testing/trace-checker';
+import { checkTrace, formatTraceReport, peakRunningByWorker, ServiceProcess, startServiceProcess, withTestDatabase } from '../support';
 
 /**
  * Several finishing statements of one worker in flight at once (the

@@ -1,12 +1,5 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Client } from 'pg';
-import { readExecutions } from '../support/execution-log';
-import { startFixtureService } from '../support/service-process';
-import { Supervisor, supervise } from '../support/supervisor';
-import { waitFor } from '../support/test-app';
-import { withTestDatabase } from '../support';
+import { newExecutionLogPath, readExecutions, startFixtureService, supervise, Supervisor, waitFor, withTestDatabase } from '../support';
 
 /**
  * Issue 13 fault 4: a handler that runs its instance out of memory (heap
@@ -26,7 +19,7 @@ describe('poison detection', () => {
   const db = withTestDatabase('poison');
   let c: Client;
   let supervisor: Supervisor | null = null;
-  const execLog = join(mkdtempSync(join(tmpdir(), 'aq-poison-')), 'exec.log');
+  const execLog = newExecutionLogPath('poison');
 
   beforeAll(async () => {
     c = await db.connect();

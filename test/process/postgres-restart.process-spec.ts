@@ -1,5 +1,4 @@
-import { checkTrace, formatTraceReport, VALID_LEASE_OUTCOMES } from '../../src/testing/trace-checker';
-import { connect, OwnPostgres, startOwnPostgres, startServiceProcess, waitFor } from '../support';
+import { checkTrace, connect, formatTraceReport, OwnPostgres, sleep, startOwnPostgres, startServiceProcess, VALID_LEASE_OUTCOMES, waitFor } from '../support';
 
 const LEASE_MS = 3_000;
 /** How long the database stays down: longer than a lease, so running leases are lost meanwhile. */
@@ -57,7 +56,7 @@ describe('a PostgreSQL restart with accepted work in flight', () => {
         signal: AbortSignal.timeout(20_000),
       });
       expect(during.status).toBe(503);
-      await new Promise((r) => setTimeout(r, Math.max(0, DOWN_MS - (Date.now() - downAt)))); // the outage's length, not a synchronisation
+      await sleep(Math.max(0, DOWN_MS - (Date.now() - downAt))); // the outage's length, not a synchronisation
       await pg.start();
       const upAt = Date.now();
 

@@ -1,45 +1,23 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect as tcpConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SETTING_NAMES } from '../../src/config/settings';
-import { freePort, startServiceProcess, waitFor, withTestDatabase } from '../support';
+import { freePort, runServiceToExit, startServiceProcess, waitFor, withTestDatabase } from '../support';
 
-const MAIN = join(__dirname, '..', '..', 'dist', 'src', 'main.js');
 const KEY = 'test-key-0123456789abcdef';
-
-/** Runs the built service with `env` (no setting inherited from the test's environment) until it exits by itself. */
-function runService(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !SETTING_NAMES.includes(k)));
-    const child = spawn(process.execPath, [MAIN], { env: { ...base, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (d) => (output += d));
-    child.stderr.on('data', (d) => (output += d));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`service did not exit by itself:\n${output}`));
-    }, 15_000);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, output });
-    });
-  });
-}
 
 /** Issue 18, faults 4 and 5: the open default is loud and safe; refusals are logged, secrets are not. */
 describe('security defaults', () => {
   const db = withTestDatabase('secdefaults');
 
   it('stops start-up on an empty API_KEY, naming it, instead of running open', async () => {
-    const { code, output } = await runService({ DATABASE_URL: db.url, API_KEY: '' });
+    const { code, output } = await runServiceToExit({ DATABASE_URL: db.url, API_KEY: '' });
     expect(code).toBe(1);
     expect(output.trim()).toMatch(/^Invalid setting API_KEY: it is set but empty/);
   });
 
   it('refuses to listen on a non-loopback address without API_KEY unless TRUSTED_NETWORK says so, and warns whenever it runs without a key', async () => {
-    const { code, output } = await runService({ DATABASE_URL: db.url, HOST: '0.0.0.0', PORT: String(await freePort()) });
+    const { code, output } = await runServiceToExit({ DATABASE_URL: db.url, HOST: '0.0.0.0', PORT: String(await freePort()) });
     expect(code).toBe(1);
     expect(output.trim()).toMatch(/^Refusing to listen on 0\.0\.0\.0 without API_KEY.*Set API_KEY.*TRUSTED_NETWORK=true/);
 

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { apiKeyMatches } from '../../src/security/api-key.middleware';
-import { startServiceProcess, startTestApp, withTestApp } from '../support';
+import { sleep, startServiceProcess, startTestApp, withTestApp } from '../support';
 
 const KEY = 'test-key-0123456789abcdef';
 
@@ -104,7 +104,7 @@ describe('security and limits', () => {
         headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` },
         body: JSON.stringify({ type: 'instance.create', payload: { secretValue: 'do-not-log-me' } }),
       });
-      await new Promise((r) => setTimeout(r, 300));
+      await sleep(300);
     } finally {
       await svc.stop();
     }

@@ -1,12 +1,16 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Client } from 'pg';
-import { BlackholeProxy, startBlackholeProxy } from '../support/blackhole-proxy';
-import { executionOverlaps, executionsPastDeadline, readExecutions } from '../support/execution-log';
-import { ServiceProcess, startFixtureService } from '../support/service-process';
-import { waitFor } from '../support/test-app';
-import { withTestDatabase } from '../support';
+import {
+  BlackholeProxy,
+  executionOverlaps,
+  executionsPastDeadline,
+  newExecutionLogPath,
+  readExecutions,
+  ServiceProcess,
+  startBlackholeProxy,
+  startFixtureService,
+  waitFor,
+  withTestDatabase,
+} from '../support';
 
 const LEASE_MS = 1_500;
 
@@ -22,7 +26,7 @@ describe('self-fencing: a worker cut off from the database', () => {
   let c: Client;
   let proxy: BlackholeProxy;
   const procs: ServiceProcess[] = [];
-  const execLog = join(mkdtempSync(join(tmpdir(), 'aq-fence-')), 'exec.log');
+  const execLog = newExecutionLogPath('fence');
 
   beforeAll(async () => {
     proxy = await startBlackholeProxy(db.url);

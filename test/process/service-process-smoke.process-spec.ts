@@ -1,5 +1,4 @@
-import { Client } from 'pg';
-import { startServiceProcess, waitFor, withTestDatabase } from '../support';
+import { connect, startServiceProcess, waitFor, withTestDatabase } from '../support';
 
 describe('the service as a separate process', () => {
   // Empty: the service migrates it at start-up.
@@ -7,8 +6,7 @@ describe('the service as a separate process', () => {
 
   it('processes a plain SQL insert and exits 0 on SIGTERM', async () => {
     const svc = await startServiceProcess(db.url);
-    const c = new Client({ connectionString: db.url });
-    await c.connect();
+    const c = await connect(db.url);
     try {
       await c.query(`INSERT INTO actions (lock_id, type, payload) VALUES (26, 'instance.create', '{"instanceId": 26, "durationMs": 0}')`);
       await waitFor(async () => (await c.query(`SELECT 1 FROM actions WHERE status = 'done'`)).rowCount === 1);

@@ -1,11 +1,5 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Client } from 'pg';
-import { sleep } from '../support/failure-helpers';
-import { ServiceProcess, startFixtureService } from '../support/service-process';
-import { waitFor } from '../support/test-app';
-import { withTestDatabase } from '../support';
+import { insertAction, newExecutionLogPath, ServiceProcess, sleep, startFixtureService, waitFor, withTestDatabase } from '../support';
 
 /**
  * Issue 13, faults 1, 2 and 5: errors a handler leaves behind (a forgotten
@@ -17,7 +11,7 @@ describe('stray errors and odd thrown values', () => {
   const db = withTestDatabase('stray');
   let c: Client;
   let svc: ServiceProcess | null = null;
-  const execLog = join(mkdtempSync(join(tmpdir(), 'aq-stray-')), 'exec.log');
+  const execLog = newExecutionLogPath('stray');
 
   beforeAll(async () => {
     c = await db.connect();
@@ -27,15 +21,7 @@ describe('stray errors and odd thrown values', () => {
     svc = null;
   });
 
-  const insert = async (lockId: number | null, type: string, payload: object, maxAttempts = 5) =>
-    (
-      await c.query<{ id: string }>(`INSERT INTO actions (lock_id, type, payload, max_attempts) VALUES ($1, $2, $3, $4) RETURNING id::text`, [
-        lockId,
-        type,
-        JSON.stringify(payload),
-        maxAttempts,
-      ])
-    ).rows[0].id;
+  const insert = (lockId: number | null, type: string, payload: object, maxAttempts = 5) => insertAction(c, lockId, type, payload, maxAttempts);
   const innocents = async (base: number) => Promise.all(Array.from({ length: 10 }, (_, i) => insert(base + i, 'test.sleep', { ms: 3_000 })));
   const rowsOf = async (ids: string[]) =>
     (await c.query(`SELECT id::text, status, attempts, charged_attempts, last_error FROM actions WHERE id = ANY($1::bigint[]) ORDER BY id`, [ids])).rows;

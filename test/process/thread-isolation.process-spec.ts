@@ -1,8 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Client } from 'pg';
-import { ServiceProcess, startFixtureService } from '../support/service-process';
-import { waitFor } from '../support/test-app';
-import { withTestDatabase } from '../support';
+import { insertAction, ServiceProcess, sleep, startFixtureService, waitFor, withTestDatabase } from '../support';
 
 /**
  * Issue 13, isolation: handlers declared with `isolation: 'thread'` run in a
@@ -24,14 +22,7 @@ describe('thread isolation', () => {
     await svc?.kill();
   });
 
-  const insert = async (lockId: number, type: string, payload: object) =>
-    (
-      await c.query<{ id: string }>(`INSERT INTO actions (lock_id, type, payload) VALUES ($1, $2, $3) RETURNING id::text`, [
-        lockId,
-        type,
-        JSON.stringify(payload),
-      ])
-    ).rows[0].id;
+  const insert = (lockId: number, type: string, payload: object) => insertAction(c, lockId, type, payload);
   const row = async (id: string) => (await c.query(`SELECT status, attempts, charged_attempts, result, last_error FROM actions WHERE id = $1`, [id])).rows[0];
 
   it('runs a well-behaved handler in a thread and stores its result', async () => {
@@ -53,7 +44,7 @@ describe('thread isolation', () => {
     // The thread really stopped: the process is not burning a core for the 20 s the loop asked for.
     const stat = () => Number(readFileSync(`/proc/${svc.child.pid}/stat`, 'utf8').split(' ')[13]);
     const ticks = stat();
-    await new Promise((r) => setTimeout(r, 1_000));
+    await sleep(1_000);
     expect(stat() - ticks).toBeLessThan(50); // under half a core over one second (100 ticks/s)
   });
 

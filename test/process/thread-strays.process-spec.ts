@@ -1,7 +1,5 @@
 import { Client } from 'pg';
-import { ServiceProcess, startFixtureService } from '../support/service-process';
-import { waitFor } from '../support/test-app';
-import { withTestDatabase } from '../support';
+import { ServiceProcess, startFixtureService, waitFor, withTestDatabase } from '../support';
 
 /** Repetitions of "a thread-isolated handler leaves a stray rejection; an innocent action of its type runs next". */
 const REPETITIONS = 20;

@@ -1,12 +1,16 @@
-import { Client } from 'pg';
+import { Client, ClientConfig } from 'pg';
+import { sleep } from '../../src/sleep';
 import { TEST_SERVER_URL } from './test-database';
 
-/** Sleeps `ms`. */
-export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+// The one sleep (src/sleep.ts, shared with the fixtures and the demo): only where time itself is the point.
+export { sleep };
 
-/** A connected client on `url`; call `end()` when done. */
-export async function connect(url: string): Promise<Client> {
-  const c = new Client({ connectionString: url });
+/**
+ * A connected client on `url`; call `end()` when done.
+ * @param config more of the client's settings, e.g. `{ application_name: 'aq-victim' }`.
+ */
+export async function connect(url: string, config: Omit<ClientConfig, 'connectionString'> = {}): Promise<Client> {
+  const c = new Client({ ...config, connectionString: url });
   await c.connect();
   return c;
 }

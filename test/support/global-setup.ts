@@ -6,7 +6,7 @@ export const CREATED_TEMPLATE = Symbol.for('ordered-action-queue.test.templateDa
 /**
  * Jest globalSetup of the database project: creates this run's migrated
  * template database once, before any test file, and names it in
- * `AQ_TEST_TEMPLATE_DATABASE` for `createTestDatabase` to clone. The process
+ * `AQ_TEST_TEMPLATE_DATABASE` for `cloneTestDatabase` to clone. The process
  * project calls it too; the second call finds the template made.
  * `global-teardown.ts` drops it.
  */

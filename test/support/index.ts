@@ -9,25 +9,32 @@ import type { AppModuleOptions } from '../../src/app.module';
 import type { Settings } from '../../src/config/settings';
 import { assertHooksInstalled, atEndOfFile } from './running';
 import { launchTestApp } from './test-app';
-import { createTestDatabase, TestDatabase, TestDatabaseOptions } from './test-database';
+import { TestDatabase, testDatabaseFor, TestDatabaseOptions } from './test-database';
 
 export { backendPid, connect, sleep, terminateBackends, waitForLockWaiters } from './failure-helpers';
-export { freePort, startFixtureService, startServiceProcess } from './service-process';
+export { FIXTURE_SERVICE, freePort, runServiceToExit, SERVICE_MAIN, startFixtureService, startServiceProcess } from './service-process';
 export { startBlackholeProxy } from './blackhole-proxy';
 export type { BlackholeProxy } from './blackhole-proxy';
-export { executionOverlaps, executionsPastDeadline, pairExecutions, readExecutions } from './execution-log';
+// The oracle and the waits that users get too (ordered-action-queue/testing), for the specs from here like every other helper.
+export { checkTrace, formatTraceReport, peakRunningByWorker, VALID_LEASE_OUTCOMES, waitForActions } from '../../src/testing';
+export type { TraceReport } from '../../src/testing';
+export { executionOverlaps, executionsPastDeadline, newExecutionLogPath, pairExecutions, readExecutions } from './execution-log';
 export type { Execution, ExecutionDeadline, ExecutionOverlap, LateExecution } from './execution-log';
+export { insertAction } from './insert-action';
 export { errorLogLines, PINO_ERROR_LEVEL } from './log-lines';
 export type { ErrorLogLine } from './log-lines';
 export { metricSample } from './metrics-text';
 export { startOwnPostgres } from './own-postgres';
+export { startPgBouncer } from './pgbouncer';
+export type { PgBouncer } from './pgbouncer';
+export { dumpSchema } from './schema-dump';
 export type { OwnPostgres } from './own-postgres';
 export { supervise } from './supervisor';
 export type { Supervisor } from './supervisor';
 export type { ServiceProcess, ServiceProcessOptions } from './service-process';
 export { startTestApp, waitFor } from './test-app';
 export type { TestApp } from './test-app';
-export { createTestDatabase, TEST_SERVER_URL } from './test-database';
+export { cloneTestDatabase, createEmptyTestDatabase, TEST_SERVER_URL } from './test-database';
 export type { TestDatabase, TestDatabaseOptions } from './test-database';
 
 /** The database of a describe block, from `withTestDatabase`; read it in tests and hooks, not while jest collects them. */
@@ -92,7 +99,7 @@ export function withTestDatabase(label: string, options: TestDatabaseOptions = {
   const clients: Client[] = [];
   const endClients = () => Promise.all(clients.splice(0).map((c) => c.end().catch(() => undefined)));
   beforeAll(async () => {
-    db = await createTestDatabase(label, options);
+    db = await testDatabaseFor(label, options);
   });
   afterAll(endClients);
   atEndOfFile(async () => {

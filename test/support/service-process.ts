@@ -1,9 +1,11 @@
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { ServiceProcess, ServiceProcessOptions, startServiceProcess as start } from '../../src/testing/service-process';
+import { SERVICE_MAIN, ServiceProcess, ServiceProcessOptions, startServiceProcess as start } from '../../src/testing/service-process';
 import { trackRunning } from './running';
 
 export type { ServiceProcess, ServiceProcessOptions };
-export { freePort } from '../../src/testing/service-process';
+// SERVICE_MAIN: the built service's entry, dist/src/main.js (built by the process project's globalSetup).
+export { freePort, SERVICE_MAIN } from '../../src/testing/service-process';
 
 /**
  * Starts the service (built by the jest globalSetup) as its own OS process on
@@ -52,5 +54,35 @@ export function startFixtureService(databaseUrl: string, env: Record<string, str
     nodeArgs,
     env: { LOG_LEVEL: 'warn', WORKER_POLL_INTERVAL_MS: '200', DEMO_HANDLERS: 'true', ...env, DATABASE_URL: databaseUrl },
     healthyWithinMs: 30_000,
+  });
+}
+
+/**
+ * Runs the built service with `env` (on top of the test's environment minus
+ * every queue setting, and `LOG_LEVEL=warn`) until it exits by itself: for the
+ * start-ups that must refuse. Not for a service that should run
+ * (`startServiceProcess`).
+ *
+ * @param timeoutMs how long it may run (ms) before it is SIGKILLed and the promise rejects.
+ * @returns its exit code (null when a signal ended it) and everything it printed.
+ * @throws Error with its output when it did not exit within `timeoutMs`.
+ */
+export async function runServiceToExit(env: Record<string, string>, timeoutMs = 15_000): Promise<{ code: number | null; output: string }> {
+  // Loaded here, like the app in test-app.ts: most specs never need the settings' validators.
+  const { SETTING_NAMES } = await import('../../src/config/settings');
+  return new Promise((resolve, reject) => {
+    const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !SETTING_NAMES.includes(k)));
+    const child = spawn(process.execPath, [SERVICE_MAIN], { env: { ...base, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`service did not exit by itself:\n${output}`));
+    }, timeoutMs);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
   });
 }

@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import type { AppModuleOptions } from '../../src/app.module';
 import type { Settings } from '../../src/config/settings';
 import { trackRunning } from './running';
+import { sleep } from '../../src/sleep';
 
 /** The app started by `startTestApp`. */
 export interface TestApp {
@@ -58,6 +59,6 @@ export async function waitFor<T>(check: () => Promise<T | undefined | null | fal
     const value = await check();
     if (value) return value;
     if (Date.now() > deadline) throw new Error(`waitFor: condition not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, intervalMs));
+    await sleep(intervalMs);
   }
 }

@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
-import { testDatabaseName } from '../../src/testing/test-database';
+import { createTestDatabase, TestDatabase, testDatabaseName } from '../../src/testing/test-database';
+import { databaseUrlOn, dropDatabaseOn, migrateDatabase, withClient } from '../../src/testing/server-admin';
+
+export type { TestDatabase };
 
 /** Server the tests use; CI has PostgreSQL on 127.0.0.1:5432 with trust auth. */
 export const TEST_SERVER_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -12,58 +15,20 @@ export const TEST_SERVER_URL = process.env.TEST_DATABASE_URL ?? 'postgres://post
  */
 export const TEMPLATE_DATABASE_ENV = 'AQ_TEST_TEMPLATE_DATABASE';
 
-/** A database created for one test file. */
-export interface TestDatabase {
-  name: string;
-  url: string;
-  /** Drops the database, ending any connection still open to it. */
-  drop(): Promise<void>;
-}
-
-/** How `createTestDatabase` prepares the database. */
+/** How `withTestDatabase` / `withTestApp` prepare the block's database. */
 export interface TestDatabaseOptions {
   /**
    * `true` (default): the schema of every migration is in place, cloned from
-   * this run's template database. `false`: an empty database, for tests of the
-   * migrations themselves or of the migration a service runs at start-up.
+   * this run's template database (`cloneTestDatabase`). `false`: an empty
+   * database (`createEmptyTestDatabase`), for tests of the migrations
+   * themselves or of the migration a service runs at start-up.
    */
   migrated?: boolean;
 }
 
 /** The URL of database `name` on the test server. */
 export function urlFor(name: string): string {
-  const url = new URL(TEST_SERVER_URL);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
-/** Runs `sql` on the server's maintenance database with a connection of its own. */
-async function onServer<T>(run: (admin: Client) => Promise<T>): Promise<T> {
-  const admin = new Client({ connectionString: TEST_SERVER_URL });
-  await admin.connect();
-  try {
-    return await run(admin);
-  } finally {
-    await admin.end();
-  }
-}
-
-/**
- * Applies every migration of the app to the database at `url`, as the
- * service's start-up does (one transaction per migration), and closes its
- * connection before returning.
- */
-export async function migrateDatabase(url: string): Promise<void> {
-  // Loaded here: a spec that clones the template never needs TypeORM for it.
-  const { DataSource } = await import('typeorm');
-  const { buildDataSourceOptions } = await import('../../src/database/data-source-options');
-  const dataSource = new DataSource(buildDataSourceOptions(url, 1));
-  await dataSource.initialize();
-  try {
-    await dataSource.runMigrations({ transaction: 'each' });
-  } finally {
-    await dataSource.destroy();
-  }
+  return databaseUrlOn(TEST_SERVER_URL, name);
 }
 
 /**
@@ -76,10 +41,10 @@ export async function migrateDatabase(url: string): Promise<void> {
  */
 export async function createTemplateDatabase(): Promise<string> {
   const name = `aq_template_${process.pid}_${randomBytes(3).toString('hex')}`;
-  await onServer((admin) => admin.query(`CREATE DATABASE ${name}`));
+  await withClient(TEST_SERVER_URL, (admin) => admin.query(`CREATE DATABASE ${name}`));
   try {
     await migrateDatabase(urlFor(name));
-    await onServer((admin) => admin.query(`ALTER DATABASE ${name} WITH ALLOW_CONNECTIONS false`));
+    await withClient(TEST_SERVER_URL, (admin) => admin.query(`ALTER DATABASE ${name} WITH ALLOW_CONNECTIONS false`));
   } catch (error) {
     await dropDatabase(name);
     throw error;
@@ -87,43 +52,58 @@ export async function createTemplateDatabase(): Promise<string> {
   return name;
 }
 
-/** Drops database `name` if it exists, ending any connection still open to it. */
-export async function dropDatabase(name: string): Promise<void> {
-  await onServer((admin) => admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+/** Drops database `name` of the test server if it exists, ending any connection still open to it. */
+export function dropDatabase(name: string): Promise<void> {
+  return dropDatabaseOn(TEST_SERVER_URL, name);
 }
 
 /**
- * Creates a database with a unique name (`aq_test_<label>_<random>`).
- *
- * Migrated (the default), it is a clone of this run's template database
- * (`CREATE DATABASE … TEMPLATE`), so the app's start-up migration finds
- * nothing to do; without a template (a spec run outside the jest projects) it
- * is migrated here. With `{ migrated: false }` it is empty.
+ * Creates a migrated database with a unique name (`aq_test_<label>_<random>`):
+ * a clone of this run's template database (`CREATE DATABASE … TEMPLATE`), so
+ * the app's start-up migration finds nothing to do; without a template (a spec
+ * run outside the jest projects) it is migrated here.
  *
  * Prefer `withTestDatabase` / `withTestApp` (test/support/index.ts), which also drop it.
  *
  * @example
- * const db = await createTestDatabase('ordering');
+ * const db = await cloneTestDatabase('ordering');
  * try { … db.url … } finally { await db.drop(); }
  */
-export async function createTestDatabase(label: string, options: TestDatabaseOptions = {}): Promise<TestDatabase> {
-  const name = testDatabaseName(label);
-  const migrated = options.migrated ?? true;
-  const template = migrated ? process.env[TEMPLATE_DATABASE_ENV] : undefined;
-  await onServer(async (admin) => {
-    await admin.query(template ? `CREATE DATABASE ${name} TEMPLATE ${template}` : `CREATE DATABASE ${name}`);
-    if (template) await copyDatabaseSettings(admin, template, name);
-  });
-  const db: TestDatabase = { name, url: urlFor(name), drop: () => dropDatabase(name) };
-  if (migrated && !template) {
+export async function cloneTestDatabase(label: string): Promise<TestDatabase> {
+  const template = process.env[TEMPLATE_DATABASE_ENV];
+  if (!template) {
+    const db = await createEmptyTestDatabase(label);
     try {
       await migrateDatabase(db.url);
     } catch (error) {
       await db.drop();
       throw error;
     }
+    return db;
   }
-  return db;
+  const name = testDatabaseName(label);
+  await withClient(TEST_SERVER_URL, async (admin) => {
+    await admin.query(`CREATE DATABASE ${name} TEMPLATE ${template}`);
+    await copyDatabaseSettings(admin, template, name);
+  });
+  return { name, url: urlFor(name), drop: () => dropDatabase(name) };
+}
+
+/**
+ * Creates an empty database with a unique name (`aq_test_<label>_<random>`) on
+ * the test server: the public `createTestDatabase` of
+ * `ordered-action-queue/testing` on `TEST_SERVER_URL`. For the migrations' own
+ * tests and the services that migrate at start-up.
+ *
+ * Prefer `withTestDatabase(label, { migrated: false })`, which also drops it.
+ */
+export function createEmptyTestDatabase(label: string): Promise<TestDatabase> {
+  return createTestDatabase(TEST_SERVER_URL, label);
+}
+
+/** The database of `withTestDatabase`: a clone of the template, or empty with `{ migrated: false }`. */
+export function testDatabaseFor(label: string, options: TestDatabaseOptions = {}): Promise<TestDatabase> {
+  return options.migrated === false ? createEmptyTestDatabase(label) : cloneTestDatabase(label);
 }
 
 /**
