@@ -85,7 +85,10 @@ export class ReaperService implements OnApplicationBootstrap, BeforeApplicationS
       const graceMs = 2 * this.leases.leaseTiming.leaseMs + this.settings.REAPER_INTERVAL_MS;
       const { rows } = await this.pool.query<{ n: number }>(GRACE_EXPIRED_LEASES_SQL, [graceMs]);
       this.refusedSince = false;
-      if (rows[0].n > 0) this.logger.warn(`The database refused writes: ${rows[0].n} lease(s) that expired meanwhile get ${graceMs} ms more, for their owners to release them uncharged`);
+      if (rows[0].n > 0)
+        this.logger.warn(
+          `The database refused writes: ${rows[0].n} lease(s) that expired meanwhile get ${graceMs} ms more, for their owners to release them uncharged`,
+        );
       await this.releaseUnknownLeases();
       return 0;
     }

@@ -69,4 +69,41 @@ describe('a suspect running through a read-only database window', () => {
       await again.end();
     }
   });
+
+  it('still reaps, as a loss, the lease of an owner that is gone, a grace after the window', async () => {
+    const db = await connect(t.db.url);
+    try {
+      const created = await request(t.url)
+        .post('/actions')
+        .send({ type: 'instance.create', lockId: '42', payload: { durationMs: 0 }, runAt: new Date(Date.now() + 3_600_000).toISOString() });
+      expect(created.status).toBe(201);
+      const id = created.body.id as string;
+      // Leased to an instance that died: nobody renews or releases it.
+      await db.query(
+        `UPDATE actions SET status = 'running', attempts = 1, lease_owner = 'gone-1', lease_expires_at = now() + interval '1 second',
+                attempt_started_at = now(), started_at = now() WHERE id = $1`,
+        [id],
+      );
+      await db.end();
+      await setReadOnly(true);
+      await sleep(LEASE_MS * 2);
+      await setReadOnly(false);
+      const after = await connect(t.db.url);
+      try {
+        await waitFor(async () => (await after.query(`SELECT status FROM actions WHERE id = $1`, [id])).rows[0].status === 'done', 30_000);
+        const { rows } = await after.query<{ outcome: string; worker_id: string }>(
+          `SELECT outcome, worker_id FROM action_attempts WHERE action_id = $1 ORDER BY id`,
+          [id],
+        );
+        expect(rows).toEqual([
+          { outcome: 'lease_expired', worker_id: 'gone-1' },
+          { outcome: 'done', worker_id: expect.not.stringMatching(/^gone-1$/) },
+        ]);
+      } finally {
+        await after.end();
+      }
+    } finally {
+      await db.end().catch(() => undefined);
+    }
+  });
 });
