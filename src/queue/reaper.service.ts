@@ -5,7 +5,8 @@ import { SETTINGS } from '../config/settings.token';
 import { PG_POOL } from '../database/pg-pool.provider';
 import { hotPathQuery, statementNaming } from '../database/timed-query';
 import { LeaseKeeper } from './lease-keeper.service';
-import { REAP_EXPIRED_LEASES_SQL, RELEASE_UNKNOWN_LEASES_SQL, UNKNOWN_LEASES_CUTOFF_SQL } from './sql/lost-attempts.sql';
+import { isDatabaseRefusal } from './database-refusal';
+import { GRACE_EXPIRED_LEASES_SQL, REAP_EXPIRED_LEASES_SQL, RELEASE_UNKNOWN_LEASES_SQL, UNKNOWN_LEASES_CUTOFF_SQL } from './sql/lost-attempts.sql';
 import { WORKER_ID } from './worker-id.token';
 import { WorkerService } from './worker.service';
 import { WorkerMetrics } from './worker-metrics';
@@ -25,12 +26,24 @@ const REAP_BATCH = 500;
  * never arrived (012-unknown-leases.up.sql), so that they run again at once
  * instead of expiring as losses. Any number of instances may
  * reap at once (SKIP LOCKED); runs never overlap within one.
+ *
+ * After rounds the database refused (read-only, down: see
+ * isDatabaseRefusal), the first round that gets through reaps nothing: it
+ * gives the leases that expired meanwhile a grace of 2 x LEASE_MS +
+ * REAPER_INTERVAL_MS (GRACE_EXPIRED_LEASES_SQL). Their owners could not renew
+ * them for the database's sake, not the action's: a live owner releases each
+ * uncharged as an unknown lease once it no longer counts it as held (at most
+ * LEASE_MS after its deadline, LeaseKeeper.leaveToExpire), so a suspect is not
+ * charged for a failover; a dead owner's lease expires again and is reaped as
+ * a loss then, a grace later.
  */
 @Injectable()
 export class ReaperService implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(ReaperService.name);
   private running: Promise<number> | null = null;
   private timer: NodeJS.Timeout | undefined;
+  /** The database refused a round since the last one that got through: the next grants a grace first. */
+  private refusedSince = false;
 
   constructor(
     @Inject(PG_POOL) private readonly pool: Pool,
@@ -43,7 +56,11 @@ export class ReaperService implements OnApplicationBootstrap, BeforeApplicationS
 
   onApplicationBootstrap(): void {
     if (!this.settings.WORKER_ENABLED) return;
-    const tick = () => void this.reap().catch((error: Error) => this.logger.warn(`Reaper failed (will retry): ${error.message}`));
+    const tick = () =>
+      void this.reap().catch((error: Error) => {
+        if (isDatabaseRefusal(error)) this.refusedSince = true;
+        this.logger.warn(`Reaper failed (will retry): ${error.message}`);
+      });
     this.timer = setInterval(tick, this.settings.REAPER_INTERVAL_MS);
     tick();
   }
@@ -64,6 +81,17 @@ export class ReaperService implements OnApplicationBootstrap, BeforeApplicationS
   }
 
   private async reapAll(): Promise<number> {
+    if (this.refusedSince) {
+      const graceMs = 2 * this.leases.leaseTiming.leaseMs + this.settings.REAPER_INTERVAL_MS;
+      const { rows } = await this.pool.query<{ n: number }>(GRACE_EXPIRED_LEASES_SQL, [graceMs]);
+      this.refusedSince = false;
+      if (rows[0].n > 0)
+        this.logger.warn(
+          `The database refused writes: ${rows[0].n} lease(s) that expired meanwhile get ${graceMs} ms more, for their owners to release them uncharged`,
+        );
+      await this.releaseUnknownLeases();
+      return 0;
+    }
     let total = 0;
     for (;;) {
       const { rows } = await this.pool.query<{ action_id: string; attempt: number; worker_id: string; status: string; charged: number }>(

@@ -35,3 +35,17 @@ export const RELEASE_UNKNOWN_LEASES_SQL = {
   name: 'aq_release_unknown_leases',
   text: `SELECT action_id::text, attempt, worker_id, status, charged FROM aq_release_unknown_leases($1::text, $2::bigint[], $3::timestamptz)`,
 };
+
+/**
+ * After a database outage: gives every running attempt whose lease expired
+ * while the database refused writes `$1::int` ms more, so that a live owner
+ * releases it uncharged as an unknown lease (RELEASE_UNKNOWN_LEASES_SQL)
+ * instead of the reaper counting it as lost with its instance; a dead owner's
+ * lease expires again and is reaped as a loss then. Returns `{ n }`, the
+ * leases extended.
+ */
+export const GRACE_EXPIRED_LEASES_SQL = `WITH g AS (
+  UPDATE actions SET lease_expires_at = now() + $1::int * interval '1 millisecond'
+  WHERE status = 'running' AND lease_expires_at < now()
+  RETURNING 1
+) SELECT count(*)::int AS n FROM g`;
