@@ -5,7 +5,7 @@
  *
  * - `npm run api:report` rewrites the reports: commit them with a deliberate
  *   change of the public surface.
- * - `node dist/scripts/api-report.js --check` (test/api-report.spec.ts, so CI)
+ * - `node dist/scripts/api-report.js --check` (test/process/api-report.process-spec.ts, so CI)
  *   fails when the declarations no longer match the committed reports, or when
  *   an entry exposes a type it does not export.
  */

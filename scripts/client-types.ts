@@ -1,7 +1,7 @@
 /**
  * Renders the client's types from an OpenAPI document. Run as a script
  * (`node dist/scripts/client-types.js < document.json`) it reads the document
- * on stdin and writes the types to stdout; test/client.spec.ts runs it so,
+ * on stdin and writes the types to stdout; test/process/client.process-spec.ts runs it so,
  * in a process of its own, since openapi-typescript is an ES module that
  * jest's module loader cannot require.
  */
@@ -20,7 +20,7 @@ const HEADER = `/**
  * Types of the REST API, generated from the service's OpenAPI document
  * (\`/docs-json\`) by openapi-typescript. Do not edit: run
  * \`npm run client:generate\` after changing a route or DTO
- * (test/client.spec.ts fails while this file and the document differ).
+ * (test/process/client.process-spec.ts fails while this file and the document differ).
  */
 `;
 

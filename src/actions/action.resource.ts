@@ -3,7 +3,7 @@ import type { QueueStats } from './queue-stats.reader';
 import { ActionRow } from './sql/action-columns.sql';
 
 /**
- * An action as the REST API returns it (CONTRACT.md, "Action resource").
+ * An action as the REST API returns it (README.md, "REST API").
  * 64-bit ids are decimal strings; times are ISO 8601 strings in UTC.
  * @publicApi
  */

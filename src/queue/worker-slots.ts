@@ -23,7 +23,7 @@ export interface SlotGrant {
  *   ignored its timeout is `stuck`): the worker never runs handlers of more
  *   actions at once than WORKER_CONCURRENCY.
  * - An action holds at most one slot: a retry of an action whose earlier
- *   handler here has not settled shares that action's slot (issue 17: each
+ *   handler here has not settled shares that action's slot (before, each
  *   retry of a handler that never settles took another slot, until every
  *   slot was stuck). The slot is free when the action's last handler settles.
  * - Slots promised to statements in flight (claims, and finishing statements

@@ -5,7 +5,7 @@ import { MisbehavingHandlersModule } from '../fixtures/misbehaving-handlers';
 import { metricSample, newExecutionLogPath, readExecutions, sleep, startTestApp, waitFor, withTestDatabase } from '../support';
 
 /**
- * Issue 9 A2 and A3: a handler that ignores its signal must not keep its
+ * A handler that ignores its signal must not keep its
  * lease (and its group) forever, and no out-of-band change of a running action
  * may let the next action of its group start while it may still run.
  */
@@ -120,7 +120,7 @@ describe('handlers that ignore their signal, and running actions changed from ou
     await waitFor(async () => (await row(b)).status === 'done', 10_000);
     expect(await row(a)).toMatchObject({ status: 'cancelled', attempts: 1 });
     const [ta] = await trace(a);
-    // Issue 17: the trace says cancelled, also when the lease had to expire.
+    // The trace says cancelled, also when the lease had to expire.
     expect(ta).toMatchObject({ outcome: 'cancelled', error: 'cancelled: the handler did not stop; its lease expired' });
     // B started only after A's lease had expired and was reaped as cancelled.
     const bRow = await row(b);

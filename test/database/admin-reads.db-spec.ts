@@ -6,7 +6,7 @@ import { BLOCKED_GROUPS_SQL, DEEPEST_GROUPS_SQL, GROUP_TIMELINE_SQL } from '../.
 import { QUEUE_STATS_SQL } from '../../src/actions/sql/queue-stats.sql';
 import { cloneTestDatabase, connect, metricSample as sample, sleep, startTestApp, TestDatabase, waitFor } from '../support';
 
-describe('admin reads: the oldest due age (issue 9, B9)', () => {
+describe('admin reads: the oldest due age', () => {
   let db: TestDatabase;
   let app: INestApplication;
   let url: string;

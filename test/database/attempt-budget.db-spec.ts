@@ -5,7 +5,7 @@ import { MisbehavingHandlersModule } from '../fixtures/misbehaving-handlers';
 import { startTestApp, waitFor, withTestDatabase } from '../support';
 
 /**
- * Issue 9 B4: the number of attempts the API shows is the number enforced (a
+ * The number of attempts the API shows is the number enforced (a
  * handler's `maxAttempts` cap included), a manual retry grants a fresh budget,
  * and a release (shutdown) never consumes budget. `test.flaky` is capped at 2
  * by its handler options and fails its first `failAttempts` attempts.

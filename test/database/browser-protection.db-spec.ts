@@ -2,7 +2,7 @@ import request from 'supertest';
 import { startTestApp, withTestApp } from '../support';
 
 /**
- * Issue 18, fault 3: without API_KEY any web page could cancel and retry
+ * Without API_KEY any web page could cancel and retry
  * actions (a plain `fetch` needs no preflight when the route takes no body; an
  * auto-submitted form needs none either), and DNS rebinding gave a page the
  * whole API. The headers below are what a browser sends in each case.

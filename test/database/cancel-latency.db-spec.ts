@@ -25,7 +25,7 @@ class CancelModule {}
 const MAX_CANCEL_TO_STOP_MS = 1_500;
 
 /**
- * Issue 17, fault 5: a cancel of a running action reaches its handler within
+ * A cancel of a running action reaches its handler within
  * about a second (a notification to the holder), not at the holder's next
  * heartbeat (LEASE_MS/3: 10 s with the default lease).
  */

@@ -15,8 +15,8 @@ interface PlanNode {
 const nodes = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(nodes)];
 
 /**
- * DESIGN.md trap 5 (deep groups): the claim statement must cost the same
- * however deep a group's backlog is. One group holds 50 000 pending actions;
+ * Deep groups (docs/architecture.md, "Who owns what"): the claim statement
+ * must cost the same however deep a group's backlog is. One group holds 50 000 pending actions;
  * the claim must use the partial index of claimable heads and touch a handful
  * of buffers, not walk the backlog.
  */

@@ -5,7 +5,7 @@ import { checkTrace, formatTraceReport, waitFor, withTestApp } from '../support'
 const RESERVED_MAX = (-(2n ** 63n) + 2n ** 48n - 1n).toString();
 
 /**
- * String group keys through the REST API (issue 19, fault 5): `groupKey`
+ * String group keys through the REST API: `groupKey`
  * beside `lockId`, the key visible on every action and group, and a
  * string-keyed group ordered exactly as an integer one.
  */

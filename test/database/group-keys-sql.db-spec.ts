@@ -10,7 +10,7 @@ const PARKED = 'test.parked';
 const RESERVED_MAX = -(2n ** 63n) + 2n ** 48n - 1n;
 
 /**
- * String group keys on the plain-SQL path (issue 19, fault 5): the database
+ * String group keys on the plain-SQL path: the database
  * interns each key, so two different keys never share a group and one key is
  * one group, whoever inserts it and however concurrently.
  */

@@ -59,7 +59,7 @@ describe('operations: health, metrics and roles', () => {
     expect(sample(text, 'actions_queue_depth', 'status="failed"')).toBe(1);
     expect(sample(text, 'actions_queue_depth', 'status="pending"')).toBe(1); // behind the blocking failure
     expect(sample(text, 'actions_blocked_groups')).toBe(1);
-    // The one pending action waits behind the blocked head: it is not claimable, so no age (test/admin-reads.spec.ts).
+    // The one pending action waits behind the blocked head: it is not claimable, so no age (test/database/admin-reads.db-spec.ts).
     expect(sample(text, 'actions_oldest_pending_age_seconds')).toBe(0);
     expect(sample(text, 'actions_worker_slots')).toBe(4);
     expect(sample(text, 'actions_worker_busy_slots')).toBe(0);

@@ -2,7 +2,7 @@ import request from 'supertest';
 import { withTestApp } from '../support';
 
 /**
- * Issue 18, fault 2 at its source: payloads written by SQL were not held to
+ * Payload limits at their source: payloads written by SQL were not held to
  * any limit. Migration 014 holds every producer to aq.max_payload_bytes
  * (JSON text bytes, default 131072) unless an operator raises it on purpose.
  */

@@ -5,7 +5,7 @@ import { connect, sleep, TEST_SERVER_URL, terminateBackends, waitFor, withTestAp
 const READ_ONLY_WINDOW_MS = 8_000;
 
 /**
- * Issue 17, fault 6: a database that refuses writes (a failover to a replica,
+ * A database that refuses writes (a failover to a replica,
  * `default_transaction_read_only`) is the service's trouble, not the client's:
  * enqueues answer 503 (never 500), readiness reports it, and the service
  * recovers without a restart once writes are allowed again.

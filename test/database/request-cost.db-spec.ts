@@ -76,7 +76,7 @@ async function cost(url: string, body: string): Promise<{ ms: number; status: nu
 }
 
 /**
- * Issue 18, "every request costs time linear in its size": bodies of growing
+ * Every request costs time linear in its size: bodies of growing
  * size in four shapes, drawn by fast-check, must cost about as much per byte
  * at the limit as at an eighth of it. A step whose cost grows with the
  * square of the key count costs about 8 times more per byte there

@@ -4,7 +4,7 @@ import { sleep, startTestApp, waitFor, withTestDatabase } from '../support';
 import { ClaimerService } from '../../src/queue/claimer.service';
 
 /**
- * Issue 9 B5: a scheduled action starts within a few ms of its `runAt`,
+ * A scheduled action starts within a few ms of its `runAt`,
  * whatever WORKER_POLL_INTERVAL_MS (here 12 s): a worker that finds nothing
  * to claim sets a timer for the earliest future `runAt` among the heads,
  * including a head promoted with a future `runAt`.

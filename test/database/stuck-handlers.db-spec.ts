@@ -28,7 +28,7 @@ class QuickHandler extends ActionHandlerHost {
 class StuckHandlersModule {}
 
 /**
- * Issue 17, fault 3: with default settings (16 slots, 5 attempts), actions
+ * With default settings (16 slots, 5 attempts), actions
  * whose handler never settles and ignores its signal each hold at most one
  * stuck slot however often they are retried; other groups keep running; and
  * readiness and liveness fail once stuck slots reach STUCK_SLOTS_MAX_SHARE

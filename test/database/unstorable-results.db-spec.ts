@@ -4,7 +4,7 @@ import { newExecutionLogPath, readExecutions, waitFor, withTestApp } from '../su
 const execLog = newExecutionLogPath('unstorable');
 process.env.EXEC_LOG = execLog;
 
-/** Issue 17, fault 7: a result the queue cannot store fails its attempt once, with a readable reason. */
+/** A result the queue cannot store fails its attempt once, with a readable reason. */
 describe('unstorable handler results', () => {
   const t = withTestApp('unstorable', { env: { DEMO_HANDLERS: 'false' }, imports: [MisbehavingHandlersModule] });
 

@@ -9,7 +9,7 @@ const GROUPS = 32;
 const ACTIONS_PER_GROUP = 3;
 /** Slack for the machine (process start, a shared 2-core box): "a few seconds". */
 const SLACK_MS = 4_000;
-/** The bound of issue 17: LEASE_MS + 2 reaper intervals + the group chains + a few seconds. */
+/** The bound on recovery after a crash: LEASE_MS + 2 reaper intervals + the group chains + a few seconds. */
 const RECOVERY_BOUND_MS = LEASE_MS + 2 * REAPER_INTERVAL_MS + ACTIONS_PER_GROUP * ACTION_MS + SLACK_MS;
 
 const env = {
@@ -21,7 +21,7 @@ const env = {
 };
 
 /**
- * Issue 17 faults 1 and 2: attempts lost with their instance are re-run at
+ * Attempts lost with their instance are re-run at
  * once and in parallel, uncharged; a suspect takes one slot on one instance
  * and the rest of the work goes on. Each recovery is compared with a clean
  * run of the same workload measured in the same test (the machine is shared:

@@ -12,7 +12,7 @@ import { cloneTestDatabase, startTestApp, TestDatabase, waitFor } from '../suppo
  * button, the group timeline in id order, action and actions pages, charts,
  * phone width. Screenshots go to DASHBOARD_SCREENSHOTS_DIR (default
  * <tmpdir>/aq-dashboard-screenshots); the README's come from
- * `DASHBOARD_SCREENSHOTS_DIR=docs npx jest test/dashboard-browser.spec.ts`.
+ * `DASHBOARD_SCREENSHOTS_DIR=docs npx jest test/process/dashboard-browser.process-spec.ts`.
  */
 
 // Browser globals, used only inside page.evaluate() callbacks (this file compiles without the DOM library).

@@ -2,7 +2,7 @@ import { Client } from 'pg';
 import { executionOverlaps, newExecutionLogPath, readExecutions, startFixtureService, supervise, Supervisor, waitFor, withTestDatabase } from '../support';
 
 /**
- * Issue 13 fault 3: a handler that blocks the event loop (5 s busy loop,
+ * A handler that blocks the event loop (5 s busy loop,
  * LEASE_MS=3000) sends no heartbeat; another instance would take its actions
  * over while it still runs them. The watchdog thread stops the instance
  * before any lease can expire, releasing its actions first. Two supervised

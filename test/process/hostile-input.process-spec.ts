@@ -17,7 +17,7 @@ async function timedPost(url: string, body: string): Promise<{ status: number; b
 }
 
 /**
- * Issue 18, faults 1 and 2, on a real instance that is running an action
+ * Hostile requests on a real instance that is running an action
  * under a short lease (LEASE_MS=3000, watchdog on): a stall of the event loop
  * long enough to risk that lease makes the watchdog stop the instance, so
  * "the action ends done after one attempt, the instance still runs" proves

@@ -2,13 +2,13 @@ import { Client } from 'pg';
 import { newExecutionLogPath, readExecutions, startFixtureService, supervise, Supervisor, waitFor, withTestDatabase } from '../support';
 
 /**
- * Issue 13 fault 4: a handler that runs its instance out of memory (heap
+ * A handler that runs its instance out of memory (heap
  * limit 200 MB), capped at 2 attempts, beside 10 innocent actions, under a
  * process manager that restarts the instance. Nothing can be attributed when
  * the process dies, so every action it ran is re-run at once, uncharged
- * (issue 17: recovery in parallel, src/database/sql/011-lost-attempts-in-parallel.up.sql);
+ * (recovery in parallel, src/database/sql/011-lost-attempts-in-parallel.up.sql);
  * the one lost twice in a row is a suspect, and its loss as a suspect is
- * charged, capped at its budget. Changed expectation (issue 17): the culprit
+ * charged, capped at its budget. Changed expectation (since recovery in parallel): the culprit
  * runs at most 3 times, not exactly 2: 2 uncharged losses are the evidence
  * (a single crash no longer makes 32 innocent heads wait to run one by one),
  * then the third is charged 2 and fails it. Exactly 2 when the event-loop

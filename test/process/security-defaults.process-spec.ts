@@ -6,7 +6,7 @@ import { freePort, runServiceToExit, startServiceProcess, waitFor, withTestDatab
 
 const KEY = 'test-key-0123456789abcdef';
 
-/** Issue 18, faults 4 and 5: the open default is loud and safe; refusals are logged, secrets are not. */
+/** The open default is loud and safe; refusals are logged, secrets are not. */
 describe('security defaults', () => {
   const db = withTestDatabase('secdefaults');
 

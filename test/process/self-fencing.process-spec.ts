@@ -15,7 +15,7 @@ import {
 const LEASE_MS = 1_500;
 
 /**
- * Issue 9 A1: a worker cut off from the database (its traffic blackholed: no
+ * A worker cut off from the database (its traffic blackholed: no
  * RST, connections hang) must stop its handler before its lease can expire
  * elsewhere, while a second instance, which reaches the database, watches and
  * takes the action over. Checked on the handlers' real execution log, not only

@@ -2,7 +2,7 @@ import { Client } from 'pg';
 import { insertAction, newExecutionLogPath, ServiceProcess, sleep, startFixtureService, waitFor, withTestDatabase } from '../support';
 
 /**
- * Issue 13, faults 1, 2 and 5: errors a handler leaves behind (a forgotten
+ * Errors a handler leaves behind (a forgotten
  * promise that rejects, a timer that throws) or throws in odd shapes never
  * take the instance down, and cost only the action that caused them an
  * attempt. Real service processes with the fixture handlers.

@@ -3,7 +3,7 @@ import { Client } from 'pg';
 import { insertAction, ServiceProcess, sleep, startFixtureService, waitFor, withTestDatabase } from '../support';
 
 /**
- * Issue 13, isolation: handlers declared with `isolation: 'thread'` run in a
+ * Handlers declared with `isolation: 'thread'` run in a
  * worker thread. A timeout terminates the thread (the busy loop really stops),
  * an out-of-memory thread ends only its attempt with a precise error, and
  * neither stalls the heartbeats of the actions beside them (LEASE_MS=1500: a

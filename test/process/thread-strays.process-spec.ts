@@ -5,7 +5,7 @@ import { ServiceProcess, startFixtureService, waitFor, withTestDatabase } from '
 const REPETITIONS = 20;
 
 /**
- * Issue 17, fault 4: thread isolation really isolates. A thread-isolated
+ * Thread isolation really isolates. A thread-isolated
  * handler that returns at once and leaves a promise rejecting 1.5 s later
  * must never take down the innocent action its thread runs next (Piscina's
  * idle threads used to sleep in Atomics.wait, so the leftover timer fired

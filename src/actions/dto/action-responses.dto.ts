@@ -4,10 +4,10 @@ import { ACTION_STATUSES, ATTEMPT_OUTCOMES, FAILURE_POLICIES } from '../../vocab
 /*
  * Response shapes for the OpenAPI document only. The controllers return the
  * plain objects of action.resource.ts; these classes describe the same
- * fields (see CONTRACT.md) so that /docs-json carries schemas and examples.
+ * fields (see "REST API" in README.md) so that /docs-json carries schemas and examples.
  */
 
-/** An action (CONTRACT.md, "Action resource"). */
+/** An action (README.md, "REST API"). */
 export class ActionResponseDto {
   @ApiProperty({ example: '17', description: '64-bit id as a decimal string' })
   id: string;

@@ -2,7 +2,7 @@
  * Types of the REST API, generated from the service's OpenAPI document
  * (`/docs-json`) by openapi-typescript. Do not edit: run
  * `npm run client:generate` after changing a route or DTO
- * (test/client.spec.ts fails while this file and the document differ).
+ * (test/process/client.process-spec.ts fails while this file and the document differ).
  */
 
 export interface paths {

@@ -1,0 +1,233 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, normalize, relative } from 'node:path';
+
+/**
+ * References that cannot rot: every repository path named in the docs
+ * (README.md, CHANGELOG.md, docs/, test/README.md, bench/README.md) or in a
+ * comment of the sources (src/, test/, bench/, scripts/, ui/: .ts, .mts, .tsx,
+ * .sql) must exist, relative markdown links must resolve, `npx jest <path>`
+ * commands must name a test file (or a prefix of one), and no text may point
+ * at design documents kept outside the repository.
+ *
+ * A failure lists every offender as `file:line: reference`.
+ */
+
+const root = join(__dirname, '..');
+
+/** Top-level folders whose names start a repository path in prose. */
+const PATH_PATTERN = /(?<![\w./@-])(?:src|test|docs|bench|scripts|examples|etc|ui)\/[\w./-]+\.\w+/g;
+
+/** `[text](target)` and `![alt](target)`; the target up to whitespace or `)`. */
+const MARKDOWN_LINK = /!?\[[^\]]*\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g;
+
+/**
+ * References a reader of the repository cannot follow: design documents kept
+ * outside it (a shared folder next to the checkout) and numbered issues of a
+ * tracker that is not part of it. Say what the issue was instead.
+ */
+const OUTSIDE_DOCUMENTS = /\.\.\/shared\/|\b(?:DESIGN|CONTRACT|STYLE)\.md\b|\bissues? #?\d+/gi;
+
+/**
+ * Paths that are deliberately not in the repository. Keep this short; every
+ * entry says why.
+ */
+const ALLOWED_MISSING: ReadonlyArray<{ pattern: RegExp; why: string }> = [
+  { pattern: /^dist\//, why: 'built by `npm run build`' },
+  { pattern: /^ui\/dist\//, why: 'the dashboard bundle, built by `npm run build:ui`' },
+];
+
+/**
+ * Files whose text may not change: the released migrations (their text is the
+ * schema users have; a new comment needs a new migration), the snapshot
+ * generated from them, and the fixtures copied from release 0.1. Their comments
+ * are history, not pointers to keep up to date.
+ */
+const IMMUTABLE = [/^src\/database\/sql\/\d{3}-/, /^test\/database\/schema\.snapshot\.sql$/, /^test\/fixtures\/schema-0\.1\//];
+
+const DOCS = ['README.md', 'CHANGELOG.md', 'test/README.md', 'bench/README.md'];
+const SOURCE_ROOTS = ['src', 'test', 'bench', 'scripts', 'ui'];
+const SOURCE_EXTENSION = /\.(?:ts|mts|tsx|sql)$/;
+const SKIPPED_FOLDERS = new Set(['node_modules', 'dist', '.git']);
+
+/** Every file under `dir` (repository-relative, `/`-separated), skipping build output. */
+function filesUnder(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (rel: string): void => {
+    for (const entry of readdirSync(join(root, rel), { withFileTypes: true })) {
+      if (SKIPPED_FOLDERS.has(entry.name)) continue;
+      const child = `${rel}/${entry.name}`;
+      if (entry.isDirectory()) walk(child);
+      else out.push(child);
+    }
+  };
+  if (existsSync(join(root, dir))) walk(dir);
+  return out;
+}
+
+/** A piece of text to scan and the line in its file where it starts. */
+interface Fragment {
+  text: string;
+  line: number;
+}
+
+/**
+ * The comments of a TypeScript or SQL source, with their starting lines. A
+ * small scanner: it skips string literals (so a URL in a string is no
+ * comment) and, for TypeScript, regular-expression literals after an operator.
+ */
+export function commentsOf(source: string, sql: boolean): Fragment[] {
+  const out: Fragment[] = [];
+  let line = 1;
+  let i = 0;
+  let lastSignificant = '';
+  /** Advances to `end`, counting newlines; returns the line where the skipped text started. */
+  const take = (end: number): number => {
+    const startLine = line;
+    line += source.slice(i, end).split('\n').length - 1;
+    i = end;
+    return startLine;
+  };
+  while (i < source.length) {
+    const c = source[i];
+    const next = source[i + 1];
+    if ((!sql && c === '/' && next === '/') || (sql && c === '-' && next === '-')) {
+      const end = source.indexOf('\n', i);
+      const stop = end === -1 ? source.length : end;
+      out.push({ text: source.slice(i, stop), line: take(stop) });
+    } else if (c === '/' && next === '*') {
+      const end = source.indexOf('*/', i + 2);
+      const stop = end === -1 ? source.length : end + 2;
+      out.push({ text: source.slice(i, stop), line: take(stop) });
+    } else if (c === "'" || c === '"' || (!sql && c === '`')) {
+      let j = i + 1;
+      while (j < source.length && source[j] !== c) {
+        if (source[j] === '\\' && !sql) j++;
+        if (source[j] === '\n' && c !== '`' && !sql) break;
+        j++;
+      }
+      take(Math.min(j + 1, source.length));
+      lastSignificant = c;
+    } else if (!sql && c === '/' && (lastSignificant === '' || /[(,=:[!&|?{};+\-*%<>~^]/.test(lastSignificant))) {
+      // A regular-expression literal: skip to its closing slash (outside a class).
+      let j = i + 1;
+      let inClass = false;
+      while (j < source.length && source[j] !== '\n') {
+        if (source[j] === '\\') j++;
+        else if (source[j] === '[') inClass = true;
+        else if (source[j] === ']') inClass = false;
+        else if (source[j] === '/' && !inClass) break;
+        j++;
+      }
+      take(j + 1);
+      lastSignificant = '/';
+    } else {
+      if (!/\s/.test(c)) lastSignificant = c;
+      take(i + 1);
+    }
+  }
+  return out;
+}
+
+/** The text of a markdown file as one fragment per line, fenced code included (commands live there). */
+function linesOf(text: string): Fragment[] {
+  return text.split('\n').map((t, n) => ({ text: t, line: n + 1 }));
+}
+
+let everyFile: string[] | undefined;
+
+/** Every file of the repository's scanned folders, listed once. */
+function allFiles(): string[] {
+  everyFile ??= ['src', 'test', 'docs', 'bench', 'scripts', 'examples', 'etc', 'ui'].flatMap(filesUnder);
+  return everyFile;
+}
+
+function exists(path: string): boolean {
+  return existsSync(join(root, path));
+}
+
+function allowedMissing(path: string): boolean {
+  return ALLOWED_MISSING.some(({ pattern }) => pattern.test(path));
+}
+
+/** Offences in one fragment of `file`, as `file:line: reference (what is wrong)`. */
+function offencesIn(file: string, fragment: Fragment, markdown: boolean, testFiles: string[]): string[] {
+  const out: string[] = [];
+  const lines = fragment.text.split('\n');
+  lines.forEach((text, n) => {
+    const where = `${file}:${fragment.line + n}`;
+    for (const match of text.matchAll(PATH_PATTERN)) {
+      const path = match[0].replace(/\.+$/, '');
+      // `src/database/sql/upgrade-0.1-*.sql`: a glob names a prefix.
+      const globTail = /^[\w./-]*(?=\*)/.exec(text.slice((match.index ?? 0) + match[0].length));
+      const prefix = globTail ? path + globTail[0] : path;
+      const found = globTail ? allFiles().some((f) => f.startsWith(prefix)) : exists(path);
+      if (!found && !allowedMissing(path)) out.push(`${where}: ${globTail ? `${prefix}*` : path} (no such file)`);
+    }
+    for (const match of text.matchAll(OUTSIDE_DOCUMENTS)) {
+      out.push(`${where}: ${match[0]} (a document outside the repository)`);
+    }
+    if (markdown) {
+      for (const match of text.matchAll(MARKDOWN_LINK)) {
+        const target = match[1].replace(/#.*$/, '');
+        if (target === '' || /^[a-z][a-z+.-]*:/i.test(target)) continue;
+        const path = relative(root, normalize(join(root, dirname(file), target))).split('\\').join('/');
+        if (path.startsWith('..')) out.push(`${where}: ${match[1]} (links outside the repository)`);
+        else if (!exists(path) && !allowedMissing(path)) out.push(`${where}: ${match[1]} (no such file)`);
+      }
+    }
+    for (const match of text.matchAll(/npx jest((?:\s+[^\s`]+)+)/g)) {
+      for (const arg of match[1].trim().split(/\s+/)) {
+        if (arg.startsWith('-') || /^[<[]/.test(arg)) continue;
+        if (!testFiles.some((f) => f.startsWith(arg))) out.push(`${where}: npx jest ${arg} (matches no test file)`);
+      }
+    }
+  });
+  return out;
+}
+
+describe('repository references', () => {
+  const testFiles = [...filesUnder('src'), ...filesUnder('test')].filter((f) => /\.(?:spec|db-spec|process-spec)\.ts$/.test(f));
+
+  it('finds the files it scans (the scan itself is not empty)', () => {
+    expect(testFiles.length).toBeGreaterThan(10);
+    expect(filesUnder('docs').some((f) => f.endsWith('.md'))).toBe(true);
+  });
+
+  it('every path, link and jest command named in the docs exists', () => {
+    const docs = [...DOCS, ...filesUnder('docs').filter((f) => f.endsWith('.md'))].filter(exists);
+    const offences = docs.flatMap((file) =>
+      linesOf(readFileSync(join(root, file), 'utf8')).flatMap((f) => offencesIn(file, f, true, testFiles)),
+    );
+    expect(offences).toEqual([]);
+  });
+
+  it('every path named in a source comment exists', () => {
+    const sources = SOURCE_ROOTS.flatMap(filesUnder).filter(
+      (f) => SOURCE_EXTENSION.test(f) && !IMMUTABLE.some((p) => p.test(f)) && f !== 'src/repository-references.spec.ts',
+    );
+    const offences = sources.flatMap((file) =>
+      commentsOf(readFileSync(join(root, file), 'utf8'), file.endsWith('.sql')).flatMap((f) =>
+        offencesIn(file, f, false, testFiles),
+      ),
+    );
+    expect(offences).toEqual([]);
+  });
+});
+
+describe('commentsOf', () => {
+  it('finds line and block comments and skips strings and regular expressions', () => {
+    const source = [
+      "const url = 'http://x/y'; // see src/a.ts",
+      'const re = /a\\/\\/b/; /* docs/b.md */',
+      '`// not a comment`;',
+    ].join('\n');
+    expect(commentsOf(source, false)).toEqual([
+      { text: '// see src/a.ts', line: 1 },
+      { text: '/* docs/b.md */', line: 2 },
+    ]);
+  });
+
+  it('reads SQL comments', () => {
+    expect(commentsOf("SELECT '--x'; -- src/c.sql\n", true)).toEqual([{ text: '-- src/c.sql', line: 1 }]);
+  });
+});
