@@ -149,8 +149,11 @@ function allowedMissing(path: string): boolean {
   return ALLOWED_MISSING.some(({ pattern }) => pattern.test(path));
 }
 
-/** Offences in one fragment of `file`, as `file:line: reference (what is wrong)`. */
-function offencesIn(file: string, fragment: Fragment, markdown: boolean, testFiles: string[]): string[] {
+/**
+ * Offences in one fragment of `file`, as `file:line: reference (what is wrong)`;
+ * `testFiles` are the test files an `npx jest <path>` may name a prefix of.
+ */
+export function offencesIn(file: string, fragment: Fragment, markdown: boolean, testFiles: string[]): string[] {
   const out: string[] = [];
   const lines = fragment.text.split('\n');
   lines.forEach((text, n) => {
@@ -170,7 +173,9 @@ function offencesIn(file: string, fragment: Fragment, markdown: boolean, testFil
       for (const match of text.matchAll(MARKDOWN_LINK)) {
         const target = match[1].replace(/#.*$/, '');
         if (target === '' || /^[a-z][a-z+.-]*:/i.test(target)) continue;
-        const path = relative(root, normalize(join(root, dirname(file), target))).split('\\').join('/');
+        const path = relative(root, normalize(join(root, dirname(file), target)))
+          .split('\\')
+          .join('/');
         if (path.startsWith('..')) out.push(`${where}: ${match[1]} (links outside the repository)`);
         else if (!exists(path) && !allowedMissing(path)) out.push(`${where}: ${match[1]} (no such file)`);
       }
@@ -195,9 +200,7 @@ describe('repository references', () => {
 
   it('every path, link and jest command named in the docs exists', () => {
     const docs = [...DOCS, ...filesUnder('docs').filter((f) => f.endsWith('.md'))].filter(exists);
-    const offences = docs.flatMap((file) =>
-      linesOf(readFileSync(join(root, file), 'utf8')).flatMap((f) => offencesIn(file, f, true, testFiles)),
-    );
+    const offences = docs.flatMap((file) => linesOf(readFileSync(join(root, file), 'utf8')).flatMap((f) => offencesIn(file, f, true, testFiles)));
     expect(offences).toEqual([]);
   });
 
@@ -206,9 +209,7 @@ describe('repository references', () => {
       (f) => SOURCE_EXTENSION.test(f) && !IMMUTABLE.some((p) => p.test(f)) && f !== 'src/repository-references.spec.ts',
     );
     const offences = sources.flatMap((file) =>
-      commentsOf(readFileSync(join(root, file), 'utf8'), file.endsWith('.sql')).flatMap((f) =>
-        offencesIn(file, f, false, testFiles),
-      ),
+      commentsOf(readFileSync(join(root, file), 'utf8'), file.endsWith('.sql')).flatMap((f) => offencesIn(file, f, false, testFiles)),
     );
     expect(offences).toEqual([]);
   });
@@ -216,11 +217,7 @@ describe('repository references', () => {
 
 describe('commentsOf', () => {
   it('finds line and block comments and skips strings and regular expressions', () => {
-    const source = [
-      "const url = 'http://x/y'; // see src/a.ts",
-      'const re = /a\\/\\/b/; /* docs/b.md */',
-      '`// not a comment`;',
-    ].join('\n');
+    const source = ["const url = 'http://x/y'; // see src/a.ts", 'const re = /a\\/\\/b/; /* docs/b.md */', '`// not a comment`;'].join('\n');
     expect(commentsOf(source, false)).toEqual([
       { text: '// see src/a.ts', line: 1 },
       { text: '/* docs/b.md */', line: 2 },
@@ -229,5 +226,25 @@ describe('commentsOf', () => {
 
   it('reads SQL comments', () => {
     expect(commentsOf("SELECT '--x'; -- src/c.sql\n", true)).toEqual([{ text: '-- src/c.sql', line: 1 }]);
+  });
+});
+
+describe('offencesIn', () => {
+  const testFiles = ['test/database/ordering.db-spec.ts'];
+  const check = (text: string, markdown = true) => offencesIn('docs/x.md', { text, line: 3 }, markdown, testFiles);
+
+  it('reports a missing path, a broken relative link, an outside document and a stale jest command', () => {
+    expect(check('see src/gone.ts, [ops](missing.md), DESIGN.md trap 1, issue 17\n`npx jest test/ordering.spec.ts`')).toEqual([
+      'docs/x.md:3: src/gone.ts (no such file)',
+      'docs/x.md:3: DESIGN.md (a document outside the repository)',
+      'docs/x.md:3: issue 17 (a document outside the repository)',
+      'docs/x.md:3: missing.md (no such file)',
+      'docs/x.md:4: test/ordering.spec.ts (no such file)',
+      'docs/x.md:4: npx jest test/ordering.spec.ts (matches no test file)',
+    ]);
+  });
+
+  it('accepts existing paths, globs, links relative to the file, build output and jest prefixes', () => {
+    expect(check('src/sleep.ts, src/database/sql/upgrade-0.1-*.sql, [ops](operations.md#x), dist/src/main.js, npx jest test/database/ordering')).toEqual([]);
   });
 });
