@@ -6,8 +6,9 @@ import { dirname, join, normalize, relative } from 'node:path';
  * (README.md, CHANGELOG.md, docs/, test/README.md, bench/README.md) or in a
  * comment of the sources (src/, test/, bench/, scripts/, ui/: .ts, .mts, .tsx,
  * .sql) must exist, relative markdown links must resolve, `npx jest <path>`
- * commands must name a test file (or a prefix of one), and no text may point
- * at design documents kept outside the repository.
+ * and `.ci/run <path>` commands must name a test file (or a prefix of one),
+ * and no text may point at design documents kept outside the repository or
+ * at numbered issues.
  *
  * A failure lists every offender as `file:line: reference`.
  */
@@ -151,7 +152,7 @@ function allowedMissing(path: string): boolean {
 
 /**
  * Offences in one fragment of `file`, as `file:line: reference (what is wrong)`;
- * `testFiles` are the test files an `npx jest <path>` may name a prefix of.
+ * `testFiles` are the test files a jest command's path may be a prefix of.
  */
 export function offencesIn(file: string, fragment: Fragment, markdown: boolean, testFiles: string[]): string[] {
   const out: string[] = [];
@@ -180,10 +181,11 @@ export function offencesIn(file: string, fragment: Fragment, markdown: boolean, 
         else if (!exists(path) && !allowedMissing(path)) out.push(`${where}: ${match[1]} (no such file)`);
       }
     }
-    for (const match of text.matchAll(/npx jest((?:\s+[^\s`]+)+)/g)) {
+    for (const match of text.matchAll(/(?:npx jest|\.ci\/run)((?:\s+[^\s`)]+)+)/g)) {
       for (const arg of match[1].trim().split(/\s+/)) {
         if (arg.startsWith('-') || /^[<[]/.test(arg)) continue;
-        if (!testFiles.some((f) => f.startsWith(arg))) out.push(`${where}: npx jest ${arg} (matches no test file)`);
+        if (!testFiles.some((f) => f.startsWith(arg)))
+          out.push(`${where}: ${match[0].startsWith('npx') ? 'npx jest' : '.ci/run'} ${arg} (matches no test file)`);
       }
     }
   });
