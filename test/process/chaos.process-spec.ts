@@ -79,6 +79,8 @@ const WORKER_ENV = {
 
 /** The fixture handler that sleeps `ms` (honouring its signal), fails its first `failAttempts` attempts and writes the execution log. */
 const WORK_TYPE = 'test.sleep';
+/** WORK_TYPE's handler under a type only worker 0 registers (misbehaving-handlers.ts, PinnedSleepHandler). */
+const PINNED_TYPE = 'test.sleep-pinned';
 /** Poison actions: each blocks its instance's event loop for 5 s (capped at 2 attempts, policy skip). */
 const POISON_COUNT = Number(process.env.CHAOS_POISON ?? 4);
 const POISON_TYPE = 'test.busy';
@@ -127,7 +129,15 @@ describe('chaos: killed workers, cut connections', () => {
       // stops it) may already have run handlers, so its death is recorded from its spawn on.
       const p = await startServiceProcess({
         entry: FIXTURE_SERVICE,
-        env: { DEMO_HANDLERS: 'true', ...WORKER_ENV, WORKER_ID: id, EXEC_LOG: execLog, DATABASE_URL: slot === 0 ? proxy.url : db.url },
+        env: {
+          DEMO_HANDLERS: 'true',
+          ...WORKER_ENV,
+          WORKER_ID: id,
+          EXEC_LOG: execLog,
+          DATABASE_URL: slot === 0 ? proxy.url : db.url,
+          // Worker 0 alone runs PINNED_TYPE: the blackhole below needs it running a long action.
+          FIXTURE_PINNED_SLEEP: slot === 0 ? '1' : '0',
+        },
         healthyWithinMs: 0,
       });
       void p.exited.then(() => deaths.set(p.child.pid!, Date.now()));
@@ -230,25 +240,21 @@ describe('chaos: killed workers, cut connections', () => {
             // running beside its own retry.
             // Long on their first attempt only (`laterMs`), so a retry after the cut is short.
             for (let round = 0; round < 4 && !longWhenCut; round++) {
-              // One insert (one wake-up) each: every wake-up is a race the four workers win
-              // in turn, so worker 0 misses all of a round with odds (3/4)^count, not 3/4.
-              for (let g = 1; g <= CUT_OFF_LONG.count; g++) {
-                await c.query(`INSERT INTO actions (lock_id, type, payload, max_attempts) VALUES (3000000 + $3::int * $4::int + $5::int, $1, $2, 25)`, [
-                  WORK_TYPE,
-                  JSON.stringify({ ms: CUT_OFF_LONG.ms, laterMs: 50 }),
-                  CUT_OFF_LONG.count,
-                  round,
-                  g,
-                ]);
-                await sleep(30);
-              }
+              // As PINNED_TYPE, which only worker 0 claims (worker 0 reaches the database through
+              // the proxy, so it lost most races for a plain type); once it runs them they become
+              // WORK_TYPE, so that their retries after the cut may run on any worker.
+              await c.query(
+                `INSERT INTO actions (lock_id, type, payload, max_attempts) SELECT 3000000 + $3::int * $4::int + g, $1, $2, 25 FROM generate_series(1, $3::int) g`,
+                [PINNED_TYPE, JSON.stringify({ ms: CUT_OFF_LONG.ms, laterMs: 50 }), CUT_OFF_LONG.count, round],
+              );
               cutOffLongs += CUT_OFF_LONG.count;
               longWhenCut = await waitFor(
                 async () =>
                   procs[0] !== null &&
                   (await c.query(`SELECT 1 FROM actions WHERE lock_id > 3000000 AND status = 'running' AND lease_owner = $1`, [workerIds[0]])).rows.length > 0,
-                5_000,
+                10_000,
               ).catch(() => false);
+              await c.query(`UPDATE actions SET type = $1 WHERE type = $2`, [WORK_TYPE, PINNED_TYPE]);
             }
             proxy.blackhole();
             await sleep(BLACKHOLE_MS);
