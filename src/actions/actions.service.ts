@@ -244,12 +244,10 @@ export class ActionsService implements ActionQueue {
     let lockId = query.lockId;
     if (query.groupKey !== undefined) {
       if (lockId !== undefined) throw new BadRequestException([BOTH_GROUP_NAMES]);
-      const problem = groupKeyProblem(query.groupKey);
-      if (problem) throw new BadRequestException([`groupKey ${problem}`]);
-      const [interned]: { lock_id: string }[] = await this.dataSource.query(SELECT_GROUP_KEY_LOCK_ID_SQL, [query.groupKey]);
+      const interned = await this.internedLockId(query.groupKey);
       // A key never used names an empty group.
-      if (!interned) return { items: [], nextCursor: null };
-      lockId = interned.lock_id;
+      if (interned === null) return { items: [], nextCursor: null };
+      lockId = interned;
     }
     const sql = lockId === undefined ? LIST_ACTIONS_SQL : LIST_GROUP_ACTIONS_SQL;
     const params = [query.status ?? null, lockId ?? null, query.type ?? null, query.after ?? '0', limit];
@@ -354,11 +352,20 @@ export class ActionsService implements ActionQueue {
   }
 
   async groupByKey(groupKey: string): Promise<GroupResource> {
+    const interned = await this.internedLockId(groupKey);
+    if (interned === null) throw new NotFoundException(`groupKey ${JSON.stringify(groupKey)} has never been used`);
+    return this.groupState(interned, groupKey);
+  }
+
+  /**
+   * The lock id the database interned `groupKey` as, or null when the key was never used.
+   * @throws BadRequestException (400) naming `groupKey` when it is not a valid key.
+   */
+  private async internedLockId(groupKey: string): Promise<string | null> {
     const problem = groupKeyProblem(groupKey);
     if (problem) throw new BadRequestException([`groupKey ${problem}`]);
     const [interned]: { lock_id: string }[] = await this.dataSource.query(SELECT_GROUP_KEY_LOCK_ID_SQL, [groupKey]);
-    if (!interned) throw new NotFoundException(`groupKey ${JSON.stringify(groupKey)} has never been used`);
-    return this.groupState(interned.lock_id, groupKey);
+    return interned?.lock_id ?? null;
   }
 
   /** The state of group `canonical` (a canonical lock id), named `groupKey` when it is string-keyed. */
