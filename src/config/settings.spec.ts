@@ -60,9 +60,9 @@ describe('settings', () => {
   });
 });
 
-describe('docs/operations.md', () => {
+describe('docs/settings.md', () => {
   it('documents every setting', () => {
-    const doc = readFileSync(join(__dirname, '..', '..', 'docs', 'operations.md'), 'utf8');
+    const doc = readFileSync(join(__dirname, '..', '..', 'docs', 'settings.md'), 'utf8');
     for (const name of SETTING_NAMES) expect(`${name}: ${doc.includes(`| \`${name}\` |`)}`).toBe(`${name}: true`);
   });
 });

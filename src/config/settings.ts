@@ -302,7 +302,7 @@ export class Settings {
    * before any parsing. 1 MiB: JSON.parse of the worst shape (tens of
    * thousands of small keys) takes about 22 ms at 1 MiB on the project's
    * 2-core machine against 172 ms at 5 MiB, and parsing cannot yield to the
-   * event loop (README, "Security").
+   * event loop (docs/operations.md, "Security").
    */
   @Transform(toInteger)
   @IsInt()

@@ -14,7 +14,7 @@
  *   attempt's signal is aborted and the worker stops taking work. The check
  *   runs every `fenceCheckEveryMs`, so a handler that honours its signal is
  *   told to stop at least `guaranteedMarginMs` (leaseMs / 6) before its lease
- *   can expire elsewhere (README, "Guarantees and failure modes").
+ *   can expire elsewhere (docs/guarantees.md, "Guarantees and failure modes").
  */
 export interface LeaseTiming {
   leaseMs: number;

@@ -48,8 +48,7 @@ export interface ActionQueueServiceHandle {
  * Runs the ordered action queue as a service, with your handlers: the same
  * code path as this repository's own `npm start`. In order:
  *
- * - reads and validates every setting from the environment (README,
- *   "Settings"; an invalid one prints one line naming it); refuses to listen
+ * - reads and validates every setting from the environment (docs/settings.md; an invalid one prints one line naming it); refuses to listen
  *   on a non-loopback HOST without API_KEY unless TRUSTED_NETWORK=true, and
  *   warns at every start-up without a key;
  * - uses `DATABASE_URL`, or starts an embedded PostgreSQL under

@@ -25,7 +25,7 @@ async function actionWithLongTrace(pg: Client, lockId: number, attempts: number,
   return id;
 }
 
-// "Reads are bounded by MAX_RESPONSE_BYTES" (README, "Security"): an action's
+// "Reads are bounded by MAX_RESPONSE_BYTES" (docs/operations.md, "Security"): an action's
 // trace is part of what GET /actions/:id sends. Seen failing before the fix: a
 // 20-attempt trace of 240 KB was sent whole (200) under a 64 KiB limit.
 describe('GET /actions/:id bounds the trace too', () => {

@@ -4,8 +4,8 @@ import { withTestDatabase } from '../support';
 /** A type no handler runs: the actions stay pending. */
 const PARKED = 'test.parked';
 
-// "Keys are kept for good ... so a key names one group forever" (README, "String
-// group keys"). Found by trying it: `DELETE FROM action_group_keys` of a key whose
+// "Keys are kept for good ... so a key names one group forever" (docs/rest-api.md,
+// "String group keys"). Found by trying it: `DELETE FROM action_group_keys` of a key whose
 // actions still wait let the next insert of that key intern a second lock id, a
 // second group, whose head ran before the first group's pending actions (group
 // order broken); an UPDATE renamed a group under its actions. Seen failing before

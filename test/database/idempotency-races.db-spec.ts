@@ -2,7 +2,7 @@ import request from 'supertest';
 import { withTestApp } from '../support';
 
 /**
- * Idempotency keys under concurrency (README "Guarantees", deduplication):
+ * Idempotency keys under concurrency (docs/guarantees.md, deduplication):
  * many producers sending one key at the same moment get one action between
  * them, and a key reused with another lockId is refused with 409.
  *

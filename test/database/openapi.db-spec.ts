@@ -18,7 +18,7 @@ function routesOf(app: INestApplication): string[] {
   return routes;
 }
 
-/** The routes of the public contract (README.md, "REST API"), plus /health/ready. */
+/** The routes of the public contract (docs/rest-api.md), plus /health/ready. */
 const CONTRACT_ROUTES = [
   'POST /actions',
   'POST /actions/batch',

@@ -20,8 +20,8 @@ class SendInvoiceHandler extends ActionHandlerHost {
 @Module({ providers: [SendInvoiceHandler] })
 class BillingHandlersModule {}
 
-/** The README's "Testing your handlers", with the public entries only. */
-describe('ordered-action-queue/testing, used as the README shows', () => {
+/** docs/using-the-package.md, "Testing your handlers", with the public entries only. */
+describe('ordered-action-queue/testing, used as docs/using-the-package.md shows', () => {
   let db: TestDatabase;
 
   beforeAll(async () => (db = await createTestDatabase(TEST_SERVER_URL, 'testing_entry')));

@@ -7,7 +7,7 @@ const LEASE_MS = 1_500;
 const SKEW_MS = -10 * 60_000;
 
 /**
- * Leases are computed by the database's clock (README "Guarantees"): a worker
+ * Leases are computed by the database's clock (docs/guarantees.md): a worker
  * whose wall clock is 10 minutes off, in another time zone, still holds
  * leases of exactly LEASE_MS by the database's now(), keeps a long action
  * alive past several lease lengths, and stamps nothing with its own time.

@@ -11,7 +11,7 @@ import { cloneTestDatabase, startTestApp, TestDatabase, waitFor } from '../suppo
  * playwright-core: key prompt, live overview, blocked group retried from its
  * button, the group timeline in id order, action and actions pages, charts,
  * phone width. Screenshots go to DASHBOARD_SCREENSHOTS_DIR (default
- * <tmpdir>/aq-dashboard-screenshots); the README's come from
+ * <tmpdir>/aq-dashboard-screenshots); docs/operations.md's come from
  * `DASHBOARD_SCREENSHOTS_DIR=docs npx jest test/process/dashboard-browser.process-spec.ts`.
  */
 

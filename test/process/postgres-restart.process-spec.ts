@@ -5,7 +5,7 @@ const LEASE_MS = 3_000;
 const DOWN_MS = LEASE_MS + 1_000;
 
 /**
- * README's first guarantee, "accepted means kept", across a real PostgreSQL
+ * docs/guarantees.md's first guarantee, "accepted means kept", across a real PostgreSQL
  * stop and start: a cluster of the test's own (never the shared server) is
  * stopped (fast shutdown: every connection cut) with accepted work running and
  * waiting, kept down longer than a lease, and started again. The same service

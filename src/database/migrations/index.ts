@@ -2,7 +2,7 @@ import { sqlFileMigration } from './sql-file-migration';
 
 /**
  * Every migration of the queue, in order: one numbered pair of `.sql` files
- * each, in src/database/sql (README "How it works" says what each holds).
+ * each, in src/database/sql (docs/architecture.md, "How it works", says what each holds).
  * Add new ones at the end; never edit a released one.
  */
 export const MIGRATIONS = [
