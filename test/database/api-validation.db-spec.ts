@@ -8,10 +8,10 @@ function namedField(name: string): RegExp {
 }
 
 /**
- * G8 (bad input) and the REST contract's error statuses. The worker is off, so
+ * Bad input gets a 4xx naming the field, and the REST contract's error statuses. The worker is off, so
  * every row state is set up by the test itself and row counts are stable.
  */
-describe('REST input validation (G8)', () => {
+describe('REST input validation: bad input gets a 4xx naming the field', () => {
   const t = withTestApp('apival', { env: { WORKER_ENABLED: 'false' } });
   let url: string;
   let pg: Client;

@@ -21,7 +21,7 @@ class UntilAbortedHandler extends ActionHandlerHost {
 @Module({ providers: [UntilAbortedHandler] })
 class CancelModule {}
 
-/** The bound on cancel-to-stop latency (ms). */
+/** The bound promised on cancel-to-stop latency (ms): "within a second" (docs/guarantees.md), plus margin for a loaded machine. */
 const MAX_CANCEL_TO_STOP_MS = 1_500;
 
 /**

@@ -4,7 +4,7 @@ import { loadSettings } from '../../src/config/settings';
 import { RetentionService } from '../../src/retention/retention.service';
 import { startTestApp, withTestDatabase } from '../support';
 
-/** Finished actions of the example: a long history under a DBA's short statement_timeout. */
+/** Finished actions of a long history under a DBA's short statement_timeout (docs/operations.md, "DBA limits"). */
 const RECENT = 100_000;
 const OLD = 60_000;
 

@@ -5,7 +5,7 @@ import { backendPid, checkTrace, formatTraceReport, insertAction, sleep, waitFor
 /** A type no handler runs: actions of it stay pending, so tests control their group's head. */
 const PARKED_TYPE = 'test.parked';
 
-describe('group order (G3, G4, G5, G7)', () => {
+describe('group order: no overlap, commit order, any producer, failures keep their place', () => {
   const t = withTestApp('ordering', { env: { WORKER_CONCURRENCY: '8' } });
   let url: string;
 
@@ -37,7 +37,7 @@ describe('group order (G3, G4, G5, G7)', () => {
 
   beforeAll(() => ({ url, pg: admin } = t));
 
-  describe('G4: within a group, id order is commit order', () => {
+  describe('within a group, id order is commit order', () => {
     it('makes a second producer of the same group wait for the first to commit, then gives it a later id', async () => {
       // Without the trigger, B would take its id from the sequence at once: it
       // could commit first with a larger id while A's smaller id is still
@@ -188,7 +188,7 @@ describe('group order (G3, G4, G5, G7)', () => {
     });
   });
 
-  describe('G5: plain SQL producers', () => {
+  describe('plain SQL producers get the same order', () => {
     it('processes multi-row INSERT ... VALUES and INSERT ... SELECT in input order per group', async () => {
       const groups = [4201, 4202, 4203, 4204, 4205];
       const producer = await connect();
@@ -235,7 +235,7 @@ describe('group order (G3, G4, G5, G7)', () => {
     });
   });
 
-  describe('G7: failures and the group', () => {
+  describe('failures and the group', () => {
     const failing = (lockId: string, extra: Record<string, unknown>) => ({ type: 'instance.update', lockId, maxAttempts: 1, ...extra });
     const getAction = async (id: string) => (await request(url).get(`/actions/${id}`).expect(200)).body;
 

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { connect, sleep, TEST_SERVER_URL, terminateBackends, waitFor, withTestApp } from '../support';
 
-/** How long the database refuses writes (ms): the failover window. */
+/** How long the database refuses writes (ms): a failover window of a few seconds, as a managed PostgreSQL's takes. */
 const READ_ONLY_WINDOW_MS = 8_000;
 
 /**

@@ -1,7 +1,7 @@
 import { waitFor, withTestApp } from '../support';
 
 /**
- * G5's back-off, end to end: a failed attempt's retry waits a full-jitter
+ * The retry back-off, end to end: a failed attempt's retry waits a full-jitter
  * delay, uniform in [0, min(RETRY_BACKOFF_CAP_MS, BASE * 2^(n-1))] ms
  * (src/queue/backoff.ts). One delay may be 0, so the lower bound is on the
  * mean of many: N actions fail twice, and the gaps between an attempt's end

@@ -33,3 +33,10 @@ describe('the four sample actions of the original problem', () => {
     for (const a of done) expect(a.trace).toHaveLength(1);
   });
 });
+
+describe('examples/seed-batch.json', () => {
+  it('is the REST body for the sample actions of examples/seed-actions.json', () => {
+    const read = (f: string) => JSON.parse(readFileSync(join(__dirname, '..', '..', 'examples', f), 'utf8'));
+    expect(read('seed-batch.json')).toEqual({ actions: read('seed-actions.json').actions });
+  });
+});

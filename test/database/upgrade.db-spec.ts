@@ -28,7 +28,7 @@ async function enqueue(c: Client, lockId: number | null, step: string, idempoten
 }
 
 /**
- * G11: every release in PREVIOUS_RELEASES (test/fixtures/previous-releases.ts)
+ * Upgradable: every release in PREVIOUS_RELEASES (test/fixtures/previous-releases.ts)
  * upgrades to this one with work in flight. Add the next release there.
  */
 describe.each(PREVIOUS_RELEASES)('upgrade from release $name with work in flight', (release) => {

@@ -326,9 +326,9 @@ describe('chaos: killed workers, cut connections', () => {
         items.sort((a, b) => a.lockId - b.lockId);
         await c.query(
           // max_attempts 25: a kill costs every action its worker was running
-          // one attempt (G6), and a worker may be killed many times in a run; this
+          // one attempt (crash recovery), and a worker may be killed many times in a run; this
           // test checks loss, order and exclusivity, not attempt exhaustion (a
-          // spent action would block its group by design, see failures.spec.ts).
+          // spent action would block its group by design, see test/database/failures.db-spec.ts).
           `INSERT INTO actions (lock_id, type, payload, max_attempts)
          SELECT l, t, p, 25 FROM unnest($1::bigint[], $2::text[], $3::jsonb[]) AS x(l, t, p)`,
           [items.map((x) => String(x.lockId)), items.map((x) => x.type), items.map((x) => x.payload)],

@@ -20,7 +20,7 @@ interface Spec {
 }
 
 /**
- * G2/G3 across processes: three service instances (separate OS processes, 8
+ * One holder and group order across processes: three service instances (separate OS processes, 8
  * worker slots each) drain 2 000 actions over 50 groups while producers keep
  * enqueueing through REST (single and batch, spread over the instances) and
  * plain SQL. The trace must show no overlap within a group, no order
