@@ -9,6 +9,7 @@ import { statementNaming, timedQuery } from '../database/timed-query';
 import { CancelRequestedError, LeaseExpiringError, LeaseLostError } from './abort-reasons';
 import { WatchdogSharedState } from './containment/watchdog-shared-state';
 import { HandlerStop } from './handler-stop';
+import { heldUntilSurelyExpired, isDueForFencing, renewedDeadline } from './lease-deadline';
 import { leaseTiming, LeaseTiming } from './lease-timing';
 import { monotonicNow } from './monotonic-clock';
 import { EXTEND_LEASES_SQL } from './sql/extend-leases.sql';
@@ -112,7 +113,7 @@ export class LeaseKeeper implements OnApplicationBootstrap, OnApplicationShutdow
    * its lease), which must not be released early as unknown.
    */
   leaveToExpire(lease: HeldLease): void {
-    this.expiring.set(lease, lease.deadline + this.timing.leaseMs);
+    this.expiring.set(lease, heldUntilSurelyExpired(lease.deadline, this.timing.leaseMs));
   }
 
   untrack(lease: HeldLease): void {
@@ -176,7 +177,7 @@ export class LeaseKeeper implements OnApplicationBootstrap, OnApplicationShutdow
     }
     let earliest = Infinity;
     for (const lease of this.leases) {
-      if (answer.get(`${lease.actionId}:${lease.attempt}`)?.extended) lease.deadline = Math.max(lease.deadline, sentAt + this.timing.leaseMs);
+      if (answer.get(`${lease.actionId}:${lease.attempt}`)?.extended) lease.deadline = renewedDeadline(lease.deadline, sentAt, this.timing.leaseMs);
       earliest = Math.min(earliest, lease.deadline);
     }
     // Raised only here, where every deadline is known; a new lease lowers it at once (track).
@@ -200,7 +201,7 @@ export class LeaseKeeper implements OnApplicationBootstrap, OnApplicationShutdow
     const now = monotonicNow();
     let fenced = 0;
     for (const lease of this.leases) {
-      if (lease.ended || lease.handlerStop.stopped || now < lease.deadline - this.timing.fenceBeforeMs) continue;
+      if (lease.ended || lease.handlerStop.stopped || !isDueForFencing(lease.deadline, now, this.timing.fenceBeforeMs)) continue;
       lease.handlerStop.stop(new LeaseExpiringError(lease.actionId, lease.attempt, lease.deadline - now));
       fenced++;
     }

@@ -14,7 +14,7 @@ import { RunningSuspect, SuspectRunner } from './suspect-runner.service';
 import { WorkerSlots } from './worker-slots';
 
 /** After a failed claim (database away), wait this long before the next (ms). */
-const CLAIM_ERROR_PAUSE_MS = 500;
+export const CLAIM_ERROR_PAUSE_MS = 500;
 
 /**
  * The worker loop of one instance: claims when it has free slots and
