@@ -1,9 +1,9 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { Client } from 'pg';
+import type { Client } from 'pg';
 import { Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.token';
 import { DATABASE_URL } from '../database/database-url.token';
-import { QUEUE_APPLICATION_NAME } from '../release/release-version';
+import { abandonClient, dedicatedClient } from '../database/dedicated-connection';
 import { pinSearchPath } from '../database/queue-schema';
 import { statementNaming, timedQuery } from '../database/timed-query';
 import { CancelRequestedError, LeaseExpiringError, LeaseLostError } from './abort-reasons';
@@ -16,6 +16,14 @@ import { EXTEND_LEASES_SQL } from './sql/extend-leases.sql';
 import { WORKER_ID } from './worker-id.token';
 import { WorkerMetrics } from './worker-metrics';
 import { WorkerSlots } from './worker-slots';
+
+/**
+ * Heartbeat failures in a row are logged at the first, then at every tenth:
+ * at the default LEASE_MS a beat is due every 10 s, so a database outage of
+ * minutes logs a line about every 100 s instead of three per lease.
+ * `actions_heartbeat_failures_total` counts every one.
+ */
+const FAILED_BEATS_PER_WARNING = 10;
 
 /** A lease this worker holds: one running attempt. */
 export interface HeldLease {
@@ -156,7 +164,7 @@ export class LeaseKeeper implements OnApplicationBootstrap, OnApplicationShutdow
       this.dropClient();
       this.failedBeats++;
       this.metrics.heartbeatFailed();
-      if (this.failedBeats === 1 || this.failedBeats % 10 === 0) {
+      if (this.failedBeats === 1 || this.failedBeats % FAILED_BEATS_PER_WARNING === 0) {
         this.logger.warn(`Heartbeat failed ${this.failedBeats} time(s) in a row (leases not extended): ${(error as Error).message}`);
       }
     } finally {
@@ -217,11 +225,7 @@ export class LeaseKeeper implements OnApplicationBootstrap, OnApplicationShutdow
 
   private async connection(): Promise<Client> {
     if (this.client) return this.client;
-    const client = new Client({
-      connectionString: this.databaseUrl,
-      application_name: `${QUEUE_APPLICATION_NAME}:heartbeat`,
-      connectionTimeoutMillis: this.timing.statementTimeoutMs,
-    });
+    const client = dedicatedClient(this.databaseUrl, 'heartbeat', this.timing.statementTimeoutMs);
     client.on('error', () => {
       if (this.client === client) this.dropClient();
     });
@@ -240,8 +244,6 @@ export class LeaseKeeper implements OnApplicationBootstrap, OnApplicationShutdow
   private dropClient(): void {
     const client = this.client;
     this.client = null;
-    if (!client) return;
-    (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
-    client.end().catch(() => undefined);
+    if (client) abandonClient(client);
   }
 }

@@ -1,7 +1,7 @@
 import { waitAtMost } from '../wait-at-most';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { Client } from 'pg';
-import { QUEUE_APPLICATION_NAME } from '../release/release-version';
+import type { Client } from 'pg';
+import { dedicatedClient, destroySocket } from '../database/dedicated-connection';
 import { WAKE_UP_PLAN, WakeUpPlan } from './wake-up-plan';
 
 /** Channel the triggers notify when a head becomes claimable. */
@@ -10,6 +10,12 @@ export const ACTIONS_READY_CHANNEL = 'actions_ready';
 export const SUSPECT_DUE_PAYLOAD = 'suspect';
 /** Channel the trigger of 013-cancel-notify.up.sql notifies, with the action id, when cancellation of a running action is requested. */
 export const ACTIONS_CANCEL_CHANNEL = 'actions_cancel';
+/**
+ * Longest wait for the LISTEN connection to be made (ms): the reconnect
+ * backoff's cap, so a connect that hangs costs no more than the wait between
+ * two tries already does.
+ */
+const CONNECT_TIMEOUT_MS = 5_000;
 const RECONNECT_BASE_MS = 200;
 const RECONNECT_CAP_MS = 5_000;
 /** Longest wait for the LISTEN connection to close on stop (ms). */
@@ -71,13 +77,13 @@ export class NotificationListener {
       client.end().catch(() => undefined),
       STOP_TIMEOUT_MS,
     );
-    (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+    destroySocket(client);
   }
 
   private async connect(handlers: NotificationHandlers): Promise<void> {
     if (this.stopped || this.plan.listenUrl === null) return;
     const { onWake, onSuspectDue, onCancelRequested } = handlers;
-    const client = new Client({ connectionString: this.plan.listenUrl, application_name: `${QUEUE_APPLICATION_NAME}:listen`, connectionTimeoutMillis: 5_000 });
+    const client = dedicatedClient(this.plan.listenUrl, 'listen', CONNECT_TIMEOUT_MS);
     client.on('notification', (message) => {
       if (message.channel === ACTIONS_CANCEL_CHANNEL) onCancelRequested?.(message.payload ?? '');
       else if (message.payload === SUSPECT_DUE_PAYLOAD && onSuspectDue) onSuspectDue();

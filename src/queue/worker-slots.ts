@@ -133,11 +133,11 @@ export class WorkerSlots {
    * @param asked how many the statement tried to claim beyond hand-offs, or
    *   null when the statement failed; fewer found than asked marks the queue idle.
    */
-  settle(grant: SlotGrant, started: number, asked: number | null, found = started): void {
+  settle(grant: SlotGrant, started: number, asked: number | null): void {
     this.reservedCount -= grant.slots;
     this.occupiedCount += started;
     if (asked === null || asked === 0) return;
-    if (found >= asked) this.queueIdle = false;
+    if (started >= asked) this.queueIdle = false;
     else if (this.wakeSeq === grant.wakeSeq) this.queueIdle = true;
   }
 

@@ -1,6 +1,6 @@
 import { Client } from 'pg';
-import { CLAIM_ACTIONS_SQL, claimSelectionSql } from '../../src/queue/sql/claim-actions.sql';
-import { withTestDatabase } from '../support';
+import { CLAIM_ACTIONS_SQL } from '../../src/queue/sql/claim-actions.sql';
+import { claimSelectionSql, withTestDatabase } from '../support';
 
 interface PlanNode {
   'Node Type': string;

@@ -1,9 +1,9 @@
 import { writeSync } from 'node:fs';
 import { workerData } from 'node:worker_threads';
-import { Client } from 'pg';
+import type { Client } from 'pg';
+import { dedicatedClient } from '../../database/dedicated-connection';
 import { pinSearchPath } from '../../database/queue-schema';
 import { monotonicNow } from '../monotonic-clock';
-import { QUEUE_APPLICATION_NAME } from '../../release/release-version';
 import { RELEASE_WORKER_SQL } from '../sql/lost-attempts.sql';
 import { WatchdogConfig, WatchdogSharedState } from './watchdog-shared-state';
 
@@ -17,6 +17,12 @@ import { WatchdogConfig, WatchdogSharedState } from './watchdog-shared-state';
  * `releaseDelayMs`), logs why, and kills the process with SIGKILL, before any
  * of its leases can expire elsewhere.
  */
+/**
+ * Longest wait for the watchdog's connection to be made (ms). It is made
+ * ahead of need, on any check without a stall, and a failed try is retried at
+ * the next such check, so this bounds only how long one try may hang.
+ */
+const CONNECT_TIMEOUT_MS = 5_000;
 const config = workerData as WatchdogConfig;
 const state = WatchdogSharedState.attach(config.state);
 let client: Client | null = null;
@@ -30,7 +36,7 @@ function log(msg: string, extra: Record<string, unknown> = {}): void {
 /** Keeps one connection open, so fencing needs no connect when it matters. */
 async function connect(): Promise<void> {
   if (client || fencing) return;
-  const c = new Client({ connectionString: config.databaseUrl, application_name: `${QUEUE_APPLICATION_NAME}:watchdog`, connectionTimeoutMillis: 5_000 });
+  const c = dedicatedClient(config.databaseUrl, 'watchdog', CONNECT_TIMEOUT_MS);
   c.on('error', () => {
     if (client === c) client = null;
   });

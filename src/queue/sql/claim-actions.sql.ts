@@ -1,6 +1,3 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { SQL_MIGRATIONS_DIR } from '../../database/migrations/sql-file-migration';
 import { leasedActionColumns } from './leased-action.sql';
 
 /**
@@ -37,17 +34,3 @@ FROM (SELECT (SELECT a.run_at FROM actions AS a
               WHERE a.is_head AND a.status = 'pending' AND a.quarantined AND a.run_at > now() AND a.type = ANY($1::text[])
               ORDER BY a.run_at, a.id LIMIT 1) AS run_at) AS s`,
 };
-
-/**
- * The claim's row selection, read from between the `<claim>` markers of
- * 006-worker-claim.up.sql (its one home), with the function's parameters
- * written `$1::text[]` (p_types) and `$2::int` (p_limit): for EXPLAIN in the
- * tests and the benchmark. It locks rows (FOR UPDATE): run it in a
- * transaction that is rolled back.
- */
-export function claimSelectionSql(): string {
-  const text = readFileSync(join(SQL_MIGRATIONS_DIR, '006-worker-claim.up.sql'), 'utf8');
-  const section = /-- <claim>\n([\s\S]*?)-- <\/claim>/.exec(text);
-  if (!section) throw new Error('006-worker-claim.up.sql has no <claim> section');
-  return section[1].replace(/\bp_types\b/g, '$1::text[]').replace(/\bp_limit\b/g, '$2::int');
-}
