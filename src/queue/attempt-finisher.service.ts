@@ -27,7 +27,18 @@ const MAX_FLUSHERS = 4;
  * so a worker with few slots keeps one statement at a time.
  */
 const PIPELINE_MIN_BATCH = 32;
-/** Most attempts written by one statement. */
+/**
+ * Most attempts written by one statement. With MAX_FLUSHERS statements in
+ * flight, four batches of 128 cover the benchmark's 512 slots, so a full
+ * turnover is shared by every statement instead of one statement taking it
+ * all (at 256, and with one statement in flight, "the first statement took
+ * the whole batch, so there was rarely a second": bench/README.md, "What was
+ * tried"; four of 128 gained 34-42 %: "Figures on this machine"). At
+ * the 110-150 µs of server time a finished grouped action costs here
+ * (bench/README.md, "Why the targets fail here") a full batch is about
+ * 14-19 ms of work, inside the shortest client-side statement timeout
+ * (lease-timing.ts: 32 ms at the smallest LEASE_MS, 100).
+ */
 const MAX_BATCH = 128;
 /** Pause between tries of a failed write (ms), doubled up to the cap. */
 const RETRY_BASE_MS = 100;
@@ -35,6 +46,14 @@ const RETRY_CAP_MS = 2_000;
 /** First pause before re-sending a deferred attempt (ms), doubled up to the cap. */
 const DEFER_BASE_MS = 20;
 const DEFER_CAP_MS = 1_000;
+/**
+ * The deferral of one attempt that logs a warning: the fifth, after
+ * 20 + 40 + 80 + 160 = 300 ms of pauses (DEFER_BASE_MS doubled). An enqueue
+ * transaction commits in milliseconds, so one that has held a group that long
+ * is worth a line; a warning on the first would log each brief overlap of a
+ * producer with a completion, which deferring handles by design.
+ */
+const DEFERRALS_BEFORE_WARNING = 5;
 
 /** What recording an attempt gave: whether it was recorded, and the actions its statement took for this worker. */
 export interface FinishResult {
@@ -213,7 +232,7 @@ export class AttemptFinisher {
   private deferLater(w: Waiting): void {
     w.deferrals = (w.deferrals ?? 0) + 1;
     const delay = Math.min(DEFER_CAP_MS, DEFER_BASE_MS * 2 ** (w.deferrals - 1));
-    if (w.deferrals === 5) {
+    if (w.deferrals === DEFERRALS_BEFORE_WARNING) {
       this.logger.warn(`Completion of action ${w.item.actionId} is waiting: its group is locked by an open enqueue transaction`);
     }
     setTimeout(() => {

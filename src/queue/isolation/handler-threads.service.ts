@@ -10,7 +10,15 @@ import { SETTINGS } from '../../config/settings.token';
 import { SerializedResult } from '../handler-result';
 import { RETIRED_THREAD_EXIT_CODE, ThreadTask, ThreadTaskResult } from './thread-task';
 
-/** Most threads of one handler type, whatever WORKER_CONCURRENCY. */
+/**
+ * Most threads of one handler type, whatever WORKER_CONCURRENCY (up to 1 000).
+ * Each thread is a V8 isolate of its own: an idle one adds 7.8 MiB of RSS
+ * before it loads the handler's file (Node 20 on this project's 2-core
+ * machine, 16 threads started at once, three runs: 124.5-124.7 MiB), so 64
+ * threads cost at least 500 MiB for one type, and a type allowed 1 000 would
+ * cost 7.6 GiB. Each new thread also loads the handler's file and module
+ * first, most of a second here (docs/handlers.md).
+ */
 const MAX_THREADS_PER_TYPE = 64;
 /** How long an idle handler thread is kept (ms). */
 const THREAD_IDLE_TIMEOUT_MS = 60_000;
