@@ -5,7 +5,7 @@ import { ActionsService } from './actions.service';
 import { ActionCommands } from './commands/action-commands.service';
 import { ActionEnqueuer } from './enqueue/action-enqueuer.service';
 import { GroupStateService } from './groups/group-state.service';
-import { GroupViewsService } from './group-views.service';
+import { GroupViewsService } from './groups/group-views.service';
 import { ActionReads } from './reads/action-reads.service';
 import { BoundedActionReader } from './reads/bounded-action.reader';
 import { QueueStatsService } from './stats/queue-stats.service';

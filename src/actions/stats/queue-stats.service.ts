@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { QUEUE_DATA_SOURCE } from '../../database/queue-data-source.token';
 import { StatsResource } from '../action.resource';
-import { readQueueStats } from '../queue-stats.reader';
+import { readQueueStats } from './queue-stats.reader';
 
 /** `GET /stats` and {@link ActionQueue.stats}: the queue-wide figures of {@link readQueueStats}, on the queue's DataSource. */
 @Injectable()

@@ -1,16 +1,16 @@
 import { Controller, Get, Param, Query, UseInterceptors, UsePipes } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import { DatabaseUnavailableInterceptor } from '../http/database-unavailable.interceptor';
-import { DeepJsonInterceptor } from '../http/deep-json.interceptor';
-import { JsonBodyInterceptor } from '../http/json-body.interceptor';
-import { QueueValidationPipe } from '../http/validation.pipe';
-import { GroupResource } from './action.resource';
-import { ErrorResponseDto, GroupResponseDto } from './dto/action-responses.dto';
-import { BlockedGroupsPageDto, DeepestGroupsDto, GroupTimelineDto } from './dto/admin-responses.dto';
-import { BlockedGroupsQuery, DeepestGroupsQuery, GroupTimelineQuery } from './dto/group-views.query';
+import { DatabaseUnavailableInterceptor } from '../../http/database-unavailable.interceptor';
+import { DeepJsonInterceptor } from '../../http/deep-json.interceptor';
+import { JsonBodyInterceptor } from '../../http/json-body.interceptor';
+import { QueueValidationPipe } from '../../http/validation.pipe';
+import { GroupResource } from '../action.resource';
+import { ErrorResponseDto, GroupResponseDto } from '../dto/action-responses.dto';
+import { BlockedGroupsPageDto, DeepestGroupsDto, GroupTimelineDto } from '../dto/admin-responses.dto';
+import { BlockedGroupsQuery, DeepestGroupsQuery, GroupTimelineQuery } from '../dto/group-views.query';
 import { BlockedGroupsPage, DeepestGroupResource, GroupTimelineResource } from './group-views.resource';
 import { GroupViewsService } from './group-views.service';
-import { GroupStateService } from './groups/group-state.service';
+import { GroupStateService } from './group-state.service';
 
 /** `GET /groups/...`: a group's state, blocked and deepest groups, a group's timeline. */
 @ApiTags('groups')

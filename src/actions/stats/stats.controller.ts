@@ -1,15 +1,15 @@
 import { Controller, Get, Query, UseInterceptors, UsePipes } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { DatabaseUnavailableInterceptor } from '../http/database-unavailable.interceptor';
-import { JsonBodyInterceptor } from '../http/json-body.interceptor';
-import { QueueValidationPipe } from '../http/validation.pipe';
-import { StatsResource } from './action.resource';
+import { DatabaseUnavailableInterceptor } from '../../http/database-unavailable.interceptor';
+import { JsonBodyInterceptor } from '../../http/json-body.interceptor';
+import { QueueValidationPipe } from '../../http/validation.pipe';
+import { StatsResource } from '../action.resource';
 import { ActivityResource } from './activity.resource';
 import { ActivityService } from './activity.service';
-import { ErrorResponseDto, StatsResponseDto } from './dto/action-responses.dto';
-import { ActivityQuery, StatsQuery } from './dto/activity.query';
-import { ActivityDto } from './dto/admin-responses.dto';
-import { QueueStatsService } from './stats/queue-stats.service';
+import { ErrorResponseDto, StatsResponseDto } from '../dto/action-responses.dto';
+import { ActivityQuery, StatsQuery } from '../dto/activity.query';
+import { ActivityDto } from '../dto/admin-responses.dto';
+import { QueueStatsService } from './queue-stats.service';
 
 /** `GET /stats`: counts by status, oldest due age, blocked groups; `GET /stats/activity`: recent throughput and latency. */
 @ApiTags('stats')
