@@ -9,7 +9,8 @@ import { statementNaming, timedQuery } from '../database/timed-query';
 import { CancelRequestedError, LeaseExpiringError, LeaseLostError } from './abort-reasons';
 import { WatchdogSharedState } from './containment/watchdog-shared-state';
 import { HandlerStop } from './handler-stop';
-import { leaseTiming, LeaseTiming } from './lease-timing';
+import { LeaseTiming } from './lease-timing';
+import { LEASE_TIMING } from './lease-timing.token';
 import { monotonicNow } from './monotonic-clock';
 import { EXTEND_LEASES_SQL } from './sql/extend-leases.sql';
 import { WORKER_ID } from './worker-id.token';
@@ -51,7 +52,6 @@ export class LeaseKeeper implements OnApplicationBootstrap, OnApplicationShutdow
   private readonly leases = new Set<HeldLease>();
   /** Leases left to expire, and until when (monotonic ms) they count as held. */
   private readonly expiring = new Map<HeldLease, number>();
-  private readonly timing: LeaseTiming;
   private heartbeatTimer: NodeJS.Timeout | undefined;
   private fenceTimer: NodeJS.Timeout | undefined;
   private client: Client | null = null;
@@ -66,9 +66,8 @@ export class LeaseKeeper implements OnApplicationBootstrap, OnApplicationShutdow
     private readonly slots: WorkerSlots,
     private readonly metrics: WorkerMetrics,
     private readonly watchdogState: WatchdogSharedState,
-  ) {
-    this.timing = leaseTiming(settings.LEASE_MS);
-  }
+    @Inject(LEASE_TIMING) private readonly timing: LeaseTiming,
+  ) {}
 
   onApplicationBootstrap(): void {
     if (!this.settings.WORKER_ENABLED) return;
