@@ -1,5 +1,5 @@
 import type { ActionStatus, AttemptOutcome, FailurePolicy } from '../vocabulary';
-import type { QueueStats } from './queue-stats.reader';
+import type { QueueStats } from './stats/queue-stats.reader';
 import { ActionRow } from './sql/action-columns.sql';
 
 /**

@@ -1,15 +1,14 @@
 import { Module } from '@nestjs/common';
 import { ActionsController } from './actions.controller';
-import { ActivityService } from './activity.service';
+import { ActivityService } from './stats/activity.service';
 import { ActionsModule } from './actions.module';
-import { GroupsController } from './groups.controller';
-import { GroupViewsService } from './group-views.service';
-import { StatsController } from './stats.controller';
+import { GroupsController } from './groups/groups.controller';
+import { StatsController } from './stats/stats.controller';
 
-/** The REST routes of actions, groups and stats, with the read models only they use. */
+/** The REST routes of actions, groups and stats, over the services of ActionsModule and the activity read model only they use. */
 @Module({
   imports: [ActionsModule],
   controllers: [ActionsController, GroupsController, StatsController],
-  providers: [GroupViewsService, ActivityService],
+  providers: [ActivityService],
 })
 export class ActionsHttpModule {}

@@ -18,7 +18,7 @@ import { JsonBodyInterceptor } from '../http/json-body.interceptor';
 import { QueueValidationPipe } from '../http/validation.pipe';
 import { ActionIdPipe } from './action-id.pipe';
 import { ActionCommandResource, ActionResource, AttemptResource } from './action.resource';
-import { ActionsService } from './actions.service';
+import { ActionCommands } from './commands/action-commands.service';
 import {
   ActionCommandResponseDto,
   ActionResponseDto,
@@ -30,15 +30,21 @@ import {
 import { CreateActionDto } from './dto/create-action.dto';
 import { CreateActionsBatchDto } from './dto/create-actions-batch.dto';
 import { ListActionsQuery } from './dto/list-actions.query';
+import { ActionEnqueuer } from './enqueue/action-enqueuer.service';
+import { ActionReads } from './reads/action-reads.service';
 
-/** REST routes of actions; each turns HTTP into one ActionsService call. */
+/** REST routes of actions; each turns HTTP into one call of the service of its job (enqueue, reads, commands). */
 @ApiTags('actions')
 @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'A field is invalid; `message` names it' })
 @UsePipes(QueueValidationPipe)
 @UseInterceptors(JsonBodyInterceptor, DatabaseUnavailableInterceptor, DeepJsonInterceptor)
 @Controller('actions')
 export class ActionsController {
-  constructor(private readonly actions: ActionsService) {}
+  constructor(
+    private readonly enqueuer: ActionEnqueuer,
+    private readonly reads: ActionReads,
+    private readonly commands: ActionCommands,
+  ) {}
 
   /** Enqueues one action: 201, or 200 with the existing action when the idempotency key was used. */
   @Post()
@@ -48,7 +54,7 @@ export class ActionsController {
   @ApiConflictResponse({ type: ErrorResponseDto, description: 'The idempotency key belongs to a different action' })
   @ApiPayloadTooLargeResponse({ type: ErrorResponseDto, description: 'Body over BODY_LIMIT_BYTES' })
   async create(@Body() body: CreateActionDto, @Res({ passthrough: true }) res: Response): Promise<ActionResource> {
-    const { action, created } = await this.actions.enqueue(body);
+    const { action, created } = await this.enqueuer.enqueue(body);
     res.status(created ? HttpStatus.CREATED : HttpStatus.OK);
     return action;
   }
@@ -60,7 +66,7 @@ export class ActionsController {
   @ApiCreatedResponse({ type: ActionsBatchResponseDto })
   @ApiPayloadTooLargeResponse({ type: ErrorResponseDto, description: 'Body over BODY_LIMIT_BYTES' })
   async createBatch(@Body() body: CreateActionsBatchDto): Promise<{ actions: ActionResource[] }> {
-    const results = await this.actions.enqueueBatch(body.actions);
+    const results = await this.enqueuer.enqueueBatch(body.actions);
     return { actions: results.map((r) => r.action) };
   }
 
@@ -73,7 +79,7 @@ export class ActionsController {
   })
   @ApiPayloadTooLargeResponse({ type: ErrorResponseDto, description: 'The first action of the page alone is over MAX_RESPONSE_BYTES; `message` names it' })
   list(@Query() query: ListActionsQuery) {
-    return this.actions.list(query);
+    return this.reads.list(query);
   }
 
   /** One action with its trace. */
@@ -84,7 +90,7 @@ export class ActionsController {
   @ApiNotFoundResponse({ type: ErrorResponseDto })
   @ApiPayloadTooLargeResponse({ type: ErrorResponseDto, description: 'Its payload, result and error are over MAX_RESPONSE_BYTES' })
   get(@Param('id', ActionIdPipe) id: string): Promise<ActionResource & { trace: AttemptResource[] }> {
-    return this.actions.get(id);
+    return this.reads.get(id);
   }
 
   /** Cancels an action (a running one: requests cancellation). */
@@ -100,7 +106,7 @@ export class ActionsController {
   @ApiConflictResponse({ type: ErrorResponseDto, description: 'Done or cancelled already' })
   @HttpCode(HttpStatus.OK)
   cancel(@Param('id', ActionIdPipe) id: string): Promise<ActionCommandResource> {
-    return this.actions.cancel(id);
+    return this.commands.cancel(id);
   }
 
   /** Retries a failed action. */
@@ -120,6 +126,6 @@ export class ActionsController {
   @ApiConflictResponse({ type: ErrorResponseDto, description: 'Not failed, or already retried' })
   @HttpCode(HttpStatus.OK)
   retry(@Param('id', ActionIdPipe) id: string): Promise<ActionCommandResource> {
-    return this.actions.retry(id);
+    return this.commands.retry(id);
   }
 }

@@ -15,7 +15,7 @@ import {
   validateSync,
 } from 'class-validator';
 
-import { DEFAULT_QUEUE_SCHEMA, QUEUE_SCHEMA_PATTERN } from '../database/queue-schema';
+import { DEFAULT_QUEUE_SCHEMA, QUEUE_SCHEMA_PATTERN } from '../data-model/queue-schema-name';
 
 const toBoolean = ({ value }: { value: unknown }): unknown => {
   if (typeof value !== 'string') return value;

@@ -1,9 +1,9 @@
 import { DataSourceOptions } from 'typeorm';
-import { Action } from '../actions/action.entity';
-import { ActionActivity, ActionActivityRollup } from '../actions/action-activity.entity';
-import { ActionAttempt } from '../actions/action-attempt.entity';
-import { ActionGroup } from '../actions/action-group.entity';
-import { ActionGroupKey } from '../actions/action-group-key.entity';
+import { Action } from '../data-model/action.entity';
+import { ActionActivity, ActionActivityRollup } from '../data-model/action-activity.entity';
+import { ActionAttempt } from '../data-model/action-attempt.entity';
+import { ActionGroup } from '../data-model/action-group.entity';
+import { ActionGroupKey } from '../data-model/action-group-key.entity';
 import { QUEUE_APPLICATION_NAME } from '../release/release-version';
 import { MIGRATIONS } from './migrations';
 import { DEFAULT_PLACEMENT, pinsSearchPath, QueuePlacement, searchPathPinningClient } from './queue-schema';

@@ -1,13 +1,8 @@
 import { Client, ClientConfig } from 'pg';
+import { DEFAULT_QUEUE_SCHEMA } from '../data-model/queue-schema-name';
 
-/** Schema of the queue's tables and functions when DATABASE_SCHEMA is not set. */
-export const DEFAULT_QUEUE_SCHEMA = 'public';
-
-/**
- * Names DATABASE_SCHEMA may take: a lower-case unquoted PostgreSQL identifier
- * (at most 63 bytes, PostgreSQL's NAMEDATALEN - 1).
- */
-export const QUEUE_SCHEMA_PATTERN = /^[a-z_][a-z0-9_]{0,62}$/;
+// Defined with the data model (the settings validate DATABASE_SCHEMA by them); re-exported for the database code.
+export { DEFAULT_QUEUE_SCHEMA, QUEUE_SCHEMA_PATTERN } from '../data-model/queue-schema-name';
 
 /**
  * Where the queue lives and what stands in front of it: the two facts that

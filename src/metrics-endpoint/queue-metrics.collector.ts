@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Pool, QueryConfig } from 'pg';
 import { Counter, Gauge } from 'prom-client';
 import { ACTION_STATUSES } from '../vocabulary';
-import { QUEUE_STATS_COUNT_CAP, QUEUE_STATS_EXACT_MAX_BYTES, readQueueStats } from '../actions/queue-stats.reader';
+import { QUEUE_STATS_COUNT_CAP, QUEUE_STATS_EXACT_MAX_BYTES, readQueueStats } from '../actions/stats/queue-stats.reader';
 import { Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.token';
 import { PG_POOL } from '../database/pg-pool.provider';

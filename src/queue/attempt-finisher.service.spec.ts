@@ -6,6 +6,7 @@ import { ActionHandlersRegistry } from '../handlers/action-handlers.registry';
 import { sleep } from '../sleep';
 import { AttemptToFinish } from './attempt-end';
 import { AttemptFinisher } from './attempt-finisher.service';
+import { leaseTiming } from './lease-timing';
 import { monotonicNow } from './monotonic-clock';
 import { WorkerSlots } from './worker-slots';
 
@@ -34,7 +35,7 @@ function finisherWith(pool: Pool, concurrency = 8) {
   const registry = new ActionHandlersRegistry();
   registry.register({ instance: {} as ActionHandlerHost, options: { type: 't' }, className: 'T' });
   const slots = new WorkerSlots(settings);
-  return { finisher: new AttemptFinisher(pool, settings, 'w1', registry, slots), slots };
+  return { finisher: new AttemptFinisher(pool, settings, 'w1', registry, slots, leaseTiming(settings.LEASE_MS)), slots };
 }
 
 const done = (id: string, attempt = 1): AttemptToFinish => ({ actionId: id, attempt, end: { kind: 'done', outcome: 'done', resultJson: '{}' } });

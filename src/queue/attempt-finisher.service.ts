@@ -6,7 +6,8 @@ import { PG_POOL } from '../database/pg-pool.provider';
 import { StatementNaming, statementNaming, timedQuery } from '../database/timed-query';
 import { ActionHandlersRegistry } from '../handlers/action-handlers.registry';
 import { ATTEMPT_END_EFFECTS, AttemptToFinish } from './attempt-end';
-import { leaseTiming, LeaseTiming } from './lease-timing';
+import { LeaseTiming } from './lease-timing';
+import { LEASE_TIMING } from './lease-timing.token';
 import { monotonicNow } from './monotonic-clock';
 import { FINISH_ATTEMPTS_SQL, FinishAttemptsRow } from './sql/finish-attempts.sql';
 import { LeasedActionRow } from './sql/leased-action.sql';
@@ -91,7 +92,6 @@ interface Waiting {
 @Injectable()
 export class AttemptFinisher {
   private readonly logger = new Logger(AttemptFinisher.name);
-  private readonly timing: LeaseTiming;
   private readonly naming: StatementNaming;
   private readonly maxFlushers: number;
   private queue: Waiting[] = [];
@@ -106,8 +106,8 @@ export class AttemptFinisher {
     @Inject(WORKER_ID) private readonly workerId: string,
     private readonly registry: ActionHandlersRegistry,
     private readonly slots: WorkerSlots,
+    @Inject(LEASE_TIMING) private readonly timing: LeaseTiming,
   ) {
-    this.timing = leaseTiming(settings.LEASE_MS);
     this.naming = statementNaming(settings.DATABASE_POOLER);
     // Leave half the pool to claims, the reaper and the API.
     this.maxFlushers = Math.max(1, Math.min(MAX_FLUSHERS, Math.floor(settings.DB_POOL_SIZE / 2)));

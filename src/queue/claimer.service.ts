@@ -5,7 +5,8 @@ import { SETTINGS } from '../config/settings.token';
 import { PG_POOL } from '../database/pg-pool.provider';
 import { StatementNaming, statementNaming, timedQuery } from '../database/timed-query';
 import { ActionHandlersRegistry } from '../handlers/action-handlers.registry';
-import { leaseTiming, LeaseTiming } from './lease-timing';
+import { LeaseTiming } from './lease-timing';
+import { LEASE_TIMING } from './lease-timing.token';
 import { monotonicNow } from './monotonic-clock';
 import { CLAIM_ACTIONS_SQL, NEXT_DUE_SQL } from './sql/claim-actions.sql';
 import { LeasedActionRow } from './sql/leased-action.sql';
@@ -25,7 +26,6 @@ export interface Claimed {
  */
 @Injectable()
 export class ClaimerService {
-  private readonly timing: LeaseTiming;
   private readonly naming: StatementNaming;
 
   constructor(
@@ -34,8 +34,8 @@ export class ClaimerService {
     @Inject(WORKER_ID) private readonly workerId: string,
     private readonly registry: ActionHandlersRegistry,
     private readonly metrics: WorkerMetrics,
+    @Inject(LEASE_TIMING) private readonly timing: LeaseTiming,
   ) {
-    this.timing = leaseTiming(settings.LEASE_MS);
     this.naming = statementNaming(settings.DATABASE_POOLER);
   }
 

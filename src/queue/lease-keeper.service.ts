@@ -10,7 +10,8 @@ import { CancelRequestedError, LeaseExpiringError, LeaseLostError } from './abor
 import { WatchdogSharedState } from './containment/watchdog-shared-state';
 import { HandlerStop } from './handler-stop';
 import { heldUntilSurelyExpired, isDueForFencing, renewedDeadline } from './lease-deadline';
-import { leaseTiming, LeaseTiming } from './lease-timing';
+import { LeaseTiming } from './lease-timing';
+import { LEASE_TIMING } from './lease-timing.token';
 import { monotonicNow } from './monotonic-clock';
 import { EXTEND_LEASES_SQL } from './sql/extend-leases.sql';
 import { WORKER_ID } from './worker-id.token';
@@ -60,7 +61,6 @@ export class LeaseKeeper implements OnApplicationBootstrap, OnApplicationShutdow
   private readonly leases = new Set<HeldLease>();
   /** Leases left to expire, and until when (monotonic ms) they count as held. */
   private readonly expiring = new Map<HeldLease, number>();
-  private readonly timing: LeaseTiming;
   private heartbeatTimer: NodeJS.Timeout | undefined;
   private fenceTimer: NodeJS.Timeout | undefined;
   private client: Client | null = null;
@@ -75,9 +75,8 @@ export class LeaseKeeper implements OnApplicationBootstrap, OnApplicationShutdow
     private readonly slots: WorkerSlots,
     private readonly metrics: WorkerMetrics,
     private readonly watchdogState: WatchdogSharedState,
-  ) {
-    this.timing = leaseTiming(settings.LEASE_MS);
-  }
+    @Inject(LEASE_TIMING) private readonly timing: LeaseTiming,
+  ) {}
 
   onApplicationBootstrap(): void {
     if (!this.settings.WORKER_ENABLED) return;

@@ -2,6 +2,8 @@ import { Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.token';
 import { DATABASE_URL } from '../database/database-url.token';
 import { planWakeUp, WAKE_UP_PLAN } from './wake-up-plan';
+import { leaseTiming } from './lease-timing';
+import { LEASE_TIMING } from './lease-timing.token';
 import { Module } from '@nestjs/common';
 import { ActionHandlersModule } from '../handlers/action-handlers.module';
 import { MetricsModule } from '../metrics/metrics.module';
@@ -33,6 +35,8 @@ import { WorkerSlots } from './worker-slots';
   providers: [
     WorkerSlots,
     WorkerMetrics,
+    // Derived once: every part of the worker reads the same figures.
+    { provide: LEASE_TIMING, inject: [SETTINGS], useFactory: (settings: Settings) => leaseTiming(settings.LEASE_MS) },
     { provide: WatchdogSharedState, useFactory: () => new WatchdogSharedState() },
     ClaimerService,
     LeaseKeeper,

@@ -1,7 +1,7 @@
 import { INestApplication } from '@nestjs/common';
 import { Client } from 'pg';
 import request from 'supertest';
-import { QUEUE_STATS_COUNT_CAP, QUEUE_STATS_EXACT_MAX_BYTES } from '../../src/actions/queue-stats.reader';
+import { QUEUE_STATS_COUNT_CAP, QUEUE_STATS_EXACT_MAX_BYTES } from '../../src/actions/stats/queue-stats.reader';
 import { BLOCKED_GROUPS_SQL, DEEPEST_GROUPS_SQL, GROUP_TIMELINE_SQL } from '../../src/actions/sql/group-views.sql';
 import { QUEUE_STATS_SQL } from '../../src/actions/sql/queue-stats.sql';
 import { cloneTestDatabase, connect, metricSample as sample, sleep, startTestApp, TestDatabase, waitFor } from '../support';

@@ -6,7 +6,7 @@ import { withTestApp } from '../support';
  * many producers sending one key at the same moment get one action between
  * them, and a key reused with another lockId is refused with 409.
  *
- * Seen to fail against deliberately broken builds (actions.service.ts): the
+ * Seen to fail against deliberately broken builds (src/actions/enqueue/action-enqueuer.service.ts): the
  * lockId comparison removed from the duplicate check (a 200 with the other
  * group's action instead of 409), and a duplicate answered as created (many
  * 201s for one key).

@@ -6,14 +6,14 @@
 import type { ActionResource } from '../../src/actions/action.resource';
 
 export type { ActionResource, AttemptResource, GroupResource, StatsResource } from '../../src/actions/action.resource';
-export type { ActivityBucketResource, ActivityResource } from '../../src/actions/activity.resource';
+export type { ActivityBucketResource, ActivityResource } from '../../src/actions/stats/activity.resource';
 export type {
   BlockedGroupResource,
   BlockedGroupsPage,
   DeepestGroupResource,
   GroupTimelineResource,
   TimelineActionResource,
-} from '../../src/actions/group-views.resource';
+} from '../../src/actions/groups/group-views.resource';
 export type { ActionStatus, AttemptOutcome } from '../../src/vocabulary';
 
 /** `GET /actions` (the controller returns it without a named type). */

@@ -1,14 +1,17 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ACTION_STATUSES, ATTEMPT_OUTCOMES, FAILURE_POLICIES } from '../../vocabulary';
+import { ACTION_STATUSES, ActionStatus, ATTEMPT_OUTCOMES, AttemptOutcome, FAILURE_POLICIES, FailurePolicy } from '../../vocabulary';
+import type { ActionCommandResource, ActionResource, AttemptResource, GroupResource, StatsResource } from '../action.resource';
+import type { Describes } from './describes';
 
 /*
  * Response shapes for the OpenAPI document only. The controllers return the
  * plain objects of action.resource.ts; these classes describe the same
- * fields (see "REST API" in README.md) so that /docs-json carries schemas and examples.
+ * fields (see "REST API" in README.md) so that /docs-json carries schemas and
+ * examples, and each implements its resource (describes.ts), so a drift fails the build.
  */
 
 /** An action (README.md, "REST API"). */
-export class ActionResponseDto {
+export class ActionResponseDto implements Describes<ActionResource, ActionResponseDto> {
   @ApiProperty({ example: '17', description: '64-bit id as a decimal string' })
   id: string;
 
@@ -30,7 +33,7 @@ export class ActionResponseDto {
   payload: Record<string, unknown>;
 
   @ApiProperty({ enum: ACTION_STATUSES, example: 'pending' })
-  status: string;
+  status: ActionStatus;
 
   @ApiProperty({ example: 1, description: 'Executions started so far' })
   attempts: number;
@@ -45,7 +48,7 @@ export class ActionResponseDto {
   maxAttempts: number;
 
   @ApiProperty({ enum: FAILURE_POLICIES, example: 'block' })
-  onFailure: string;
+  onFailure: FailurePolicy;
 
   @ApiProperty({ example: '2025-01-01T12:00:00.000Z', format: 'date-time', description: 'Not claimable before' })
   runAt: string;
@@ -91,7 +94,7 @@ export class ActionResponseDto {
 }
 
 /** One trace entry: an ended execution attempt. */
-export class AttemptResponseDto {
+export class AttemptResponseDto implements Describes<AttemptResource, AttemptResponseDto> {
   @ApiProperty({ example: 1 })
   attempt: number;
 
@@ -105,7 +108,7 @@ export class AttemptResponseDto {
   finishedAt: string;
 
   @ApiProperty({ enum: ATTEMPT_OUTCOMES, example: 'done' })
-  outcome: string;
+  outcome: AttemptOutcome;
 
   @ApiProperty({ example: null, nullable: true, type: String, description: 'Readable message; long ones keep their first 3 000 and last 1 000 characters' })
   error: string | null;
@@ -115,7 +118,7 @@ export class AttemptResponseDto {
 }
 
 /** What cancel and retry answer (ActionCommandResource): the action, bounded by MAX_RESPONSE_BYTES. */
-export class ActionCommandResponseDto extends ActionResponseDto {
+export class ActionCommandResponseDto extends ActionResponseDto implements Describes<ActionCommandResource, ActionCommandResponseDto> {
   @ApiProperty({
     example: false,
     description:
@@ -125,19 +128,22 @@ export class ActionCommandResponseDto extends ActionResponseDto {
 }
 
 /** `GET /actions/:id`: the action with its trace. */
-export class ActionWithTraceResponseDto extends ActionResponseDto {
+export class ActionWithTraceResponseDto
+  extends ActionResponseDto
+  implements Describes<ActionResource & { trace: AttemptResource[] }, ActionWithTraceResponseDto>
+{
   @ApiProperty({ type: [AttemptResponseDto] })
   trace: AttemptResponseDto[];
 }
 
 /** `POST /actions/batch`. */
-export class ActionsBatchResponseDto {
+export class ActionsBatchResponseDto implements Describes<{ actions: ActionResource[] }, ActionsBatchResponseDto> {
   @ApiProperty({ type: [ActionResponseDto], description: 'In input order' })
   actions: ActionResponseDto[];
 }
 
 /** `GET /actions`. */
-export class ActionsPageResponseDto {
+export class ActionsPageResponseDto implements Describes<{ items: ActionResource[]; nextCursor: string | null }, ActionsPageResponseDto> {
   @ApiProperty({ type: [ActionResponseDto] })
   items: ActionResponseDto[];
 
@@ -146,7 +152,7 @@ export class ActionsPageResponseDto {
 }
 
 /** `GET /groups/:lockId`. */
-export class GroupResponseDto {
+export class GroupResponseDto implements Describes<GroupResource, GroupResponseDto> {
   @ApiProperty({ example: '26' })
   lockId: string;
 
@@ -170,7 +176,7 @@ export class GroupResponseDto {
 }
 
 /** `pendingBreakdown` of `GET /stats`. */
-export class PendingBreakdownDto {
+export class PendingBreakdownDto implements Describes<StatsResource['pendingBreakdown'], PendingBreakdownDto> {
   @ApiProperty({ example: 2, description: 'Pending heads whose runAt has passed: claimable now' })
   due: number;
 
@@ -182,7 +188,7 @@ export class PendingBreakdownDto {
 }
 
 /** `GET /stats`. */
-export class StatsResponseDto {
+export class StatsResponseDto implements Describes<StatsResource, StatsResponseDto> {
   @ApiProperty({
     example: { pending: 15, running: 1, done: 40, failed: 0, cancelled: 2 },
     type: 'object',
@@ -192,10 +198,10 @@ export class StatsResponseDto {
       '(its live row count minus the other statuses) and `failed` / `cancelled` are exact up to 10 000, then estimated. ' +
       '`estimated` lists the statuses whose count is an estimate.',
   })
-  byStatus: Record<string, number>;
+  byStatus: Record<ActionStatus, number>;
 
   @ApiProperty({ enum: ACTION_STATUSES, isArray: true, example: [], description: 'Statuses whose count in `byStatus` is an estimate' })
-  estimated: string[];
+  estimated: ActionStatus[];
 
   @ApiProperty({ type: PendingBreakdownDto })
   pendingBreakdown: PendingBreakdownDto;

@@ -1,15 +1,26 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { ACTION_STATUSES, FAILURE_POLICIES } from '../../vocabulary';
+import { ACTION_STATUSES, ActionStatus, FAILURE_POLICIES, FailurePolicy } from '../../vocabulary';
+import type {
+  BlockedGroupResource,
+  BlockedGroupsPage,
+  CurrentAttemptResource,
+  DeepestGroupResource,
+  GroupTimelineResource,
+  TimelineActionResource,
+} from '../groups/group-views.resource';
+import type { ActivityBucketResource, ActivityResource } from '../stats/activity.resource';
 import { AttemptResponseDto } from './action-responses.dto';
+import type { Describes } from './describes';
 
 /*
  * Response shapes of the operator reads (blocked and deepest groups, a group's
  * timeline, recent activity), for the OpenAPI document only; the controllers
- * return the plain objects of group-views.resource.ts and activity.service.ts.
+ * return the plain objects of group-views.resource.ts and activity.resource.ts,
+ * which each class implements (describes.ts), so a drift fails the build.
  */
 
 /** The failed head of a blocked group. */
-export class BlockedHeadDto {
+export class BlockedHeadDto implements Describes<BlockedGroupResource['head'], BlockedHeadDto> {
   @ApiProperty({ example: '41' })
   id: string;
 
@@ -33,7 +44,7 @@ export class BlockedHeadDto {
 }
 
 /** One blocked group. */
-export class BlockedGroupDto {
+export class BlockedGroupDto implements Describes<BlockedGroupResource, BlockedGroupDto> {
   @ApiProperty({ example: '26' })
   lockId: string;
 
@@ -48,7 +59,7 @@ export class BlockedGroupDto {
 }
 
 /** `GET /groups/blocked`. */
-export class BlockedGroupsPageDto {
+export class BlockedGroupsPageDto implements Describes<BlockedGroupsPage, BlockedGroupsPageDto> {
   @ApiProperty({ type: [BlockedGroupDto], description: 'In lockId order' })
   items: BlockedGroupDto[];
 
@@ -57,7 +68,7 @@ export class BlockedGroupsPageDto {
 }
 
 /** The head of a deep group. */
-export class DeepGroupHeadDto {
+export class DeepGroupHeadDto implements Describes<NonNullable<DeepestGroupResource['head']>, DeepGroupHeadDto> {
   @ApiProperty({ example: '101' })
   id: string;
 
@@ -65,7 +76,7 @@ export class DeepGroupHeadDto {
   type: string;
 
   @ApiProperty({ enum: ACTION_STATUSES, example: 'running' })
-  status: string;
+  status: ActionStatus;
 
   @ApiProperty({ example: 1 })
   attempts: number;
@@ -78,7 +89,7 @@ export class DeepGroupHeadDto {
 }
 
 /** One group of `GET /groups/deepest`. */
-export class DeepestGroupDto {
+export class DeepestGroupDto implements Describes<DeepestGroupResource, DeepestGroupDto> {
   @ApiProperty({ example: '26' })
   lockId: string;
 
@@ -93,13 +104,13 @@ export class DeepestGroupDto {
 }
 
 /** `GET /groups/deepest`. */
-export class DeepestGroupsDto {
+export class DeepestGroupsDto implements Describes<{ items: DeepestGroupResource[] }, DeepestGroupsDto> {
   @ApiProperty({ type: [DeepestGroupDto], description: 'Deepest first' })
   items: DeepestGroupDto[];
 }
 
 /** The attempt a running action is in now. */
-export class CurrentAttemptDto {
+export class CurrentAttemptDto implements Describes<CurrentAttemptResource, CurrentAttemptDto> {
   @ApiProperty({ example: 2, description: 'The attempt number (fencing token)' })
   attempt: number;
 
@@ -114,7 +125,7 @@ export class CurrentAttemptDto {
 }
 
 /** One action on a group's timeline. */
-export class TimelineActionDto {
+export class TimelineActionDto implements Describes<TimelineActionResource, TimelineActionDto> {
   @ApiProperty({ example: '17' })
   id: string;
 
@@ -122,7 +133,7 @@ export class TimelineActionDto {
   type: string;
 
   @ApiProperty({ enum: ACTION_STATUSES, example: 'done' })
-  status: string;
+  status: ActionStatus;
 
   @ApiProperty({ example: 1 })
   attempts: number;
@@ -131,7 +142,7 @@ export class TimelineActionDto {
   maxAttempts: number;
 
   @ApiProperty({ enum: FAILURE_POLICIES, example: 'block' })
-  onFailure: string;
+  onFailure: FailurePolicy;
 
   @ApiProperty({ example: '2025-01-01T12:00:00.000Z', format: 'date-time' })
   runAt: string;
@@ -156,7 +167,7 @@ export class TimelineActionDto {
 }
 
 /** `GET /groups/:lockId/timeline`. */
-export class GroupTimelineDto {
+export class GroupTimelineDto implements Describes<GroupTimelineResource, GroupTimelineDto> {
   @ApiProperty({ example: '26' })
   lockId: string;
 
@@ -168,7 +179,7 @@ export class GroupTimelineDto {
 }
 
 /** One 10-second bucket of `GET /stats/activity`. */
-export class ActivityBucketDto {
+export class ActivityBucketDto implements Describes<ActivityBucketResource, ActivityBucketDto> {
   @ApiProperty({ example: '2025-01-01T12:00:00.000Z', format: 'date-time' })
   start: string;
 
@@ -198,7 +209,7 @@ export class ActivityBucketDto {
 }
 
 /** `GET /stats/activity`. */
-export class ActivityDto {
+export class ActivityDto implements Describes<ActivityResource, ActivityDto> {
   @ApiProperty({ example: 10 })
   bucketSeconds: number;
 

@@ -6,9 +6,11 @@ import { ACTION_TYPE_PATTERN, FAILURE_POLICIES, FailurePolicy } from '../../voca
 import { IsGroupKey, MAX_GROUP_KEY_BYTES } from './group-key.validator';
 import { IsLockId, toLockIdString } from './lock-id.validator';
 import { IsRunAt, RUN_AT_REGEX } from './run-at.validator';
+import type { EnqueueInput } from '../enqueue-input.interface';
+import type { Describes } from './describes';
 
 /** Body of `POST /actions` and each item of a batch. */
-export class CreateActionDto {
+export class CreateActionDto implements Describes<EnqueueInput, CreateActionDto> {
   /** Handler name; a handler must be registered for it. */
   @ApiProperty({ example: 'instance.create', pattern: ACTION_TYPE_PATTERN.source, description: 'Handler name; a handler must be registered for it' })
   @IsString()

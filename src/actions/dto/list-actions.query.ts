@@ -6,9 +6,11 @@ import { ACTION_TYPE_PATTERN } from '../../vocabulary';
 import { IsGroupKey } from './group-key.validator';
 import { IsInt64Text } from './int64.validator';
 import { IsLockId, toLockIdString } from './lock-id.validator';
+import type { ListActionsFilter } from '../enqueue-input.interface';
+import type { Describes } from './describes';
 
 /** Query of `GET /actions`. */
-export class ListActionsQuery {
+export class ListActionsQuery implements Describes<ListActionsFilter, ListActionsQuery> {
   @ApiPropertyOptional({ enum: ACTION_STATUSES })
   @IsOptional()
   @IsIn(ACTION_STATUSES)

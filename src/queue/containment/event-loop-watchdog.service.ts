@@ -4,7 +4,8 @@ import { Worker } from 'node:worker_threads';
 import { Settings } from '../../config/settings';
 import { SETTINGS } from '../../config/settings.token';
 import { DATABASE_URL } from '../../database/database-url.token';
-import { leaseTiming } from '../lease-timing';
+import { LeaseTiming } from '../lease-timing';
+import { LEASE_TIMING } from '../lease-timing.token';
 import { WORKER_ID } from '../worker-id.token';
 import { WatchdogConfig, WatchdogSharedState } from './watchdog-shared-state';
 
@@ -34,11 +35,12 @@ export class EventLoopWatchdog implements OnApplicationBootstrap, OnApplicationS
     @Inject(WORKER_ID) private readonly workerId: string,
     @Inject(DATABASE_URL) private readonly databaseUrl: string,
     private readonly state: WatchdogSharedState,
+    @Inject(LEASE_TIMING) private readonly timing: LeaseTiming,
   ) {}
 
   onApplicationBootstrap(): void {
     if (!this.settings.WORKER_ENABLED || !this.settings.WATCHDOG_ENABLED) return;
-    const timing = leaseTiming(this.settings.LEASE_MS);
+    const timing = this.timing;
     const tickEveryMs = Math.min(100, timing.fenceCheckEveryMs);
     this.state.tick();
     this.ticker = setInterval(() => this.state.tick(), tickEveryMs);

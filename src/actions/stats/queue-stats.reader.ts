@@ -1,5 +1,5 @@
-import { ACTION_STATUSES, ActionStatus } from '../vocabulary';
-import { EXACT_STATUS_COUNTS_SQL, QUEUE_STATS_SQL } from './sql/queue-stats.sql';
+import { ACTION_STATUSES, ActionStatus } from '../../vocabulary';
+import { EXACT_STATUS_COUNTS_SQL, QUEUE_STATS_SQL } from '../sql/queue-stats.sql';
 
 /**
  * Up to this size (bytes) the `actions` table is counted row by row, so every

@@ -1,16 +1,16 @@
 import { Controller, Get, Param, Query, UseInterceptors, UsePipes } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import { DatabaseUnavailableInterceptor } from '../http/database-unavailable.interceptor';
-import { DeepJsonInterceptor } from '../http/deep-json.interceptor';
-import { JsonBodyInterceptor } from '../http/json-body.interceptor';
-import { QueueValidationPipe } from '../http/validation.pipe';
-import { GroupResource } from './action.resource';
-import { ActionsService } from './actions.service';
-import { ErrorResponseDto, GroupResponseDto } from './dto/action-responses.dto';
-import { BlockedGroupsPageDto, DeepestGroupsDto, GroupTimelineDto } from './dto/admin-responses.dto';
-import { BlockedGroupsQuery, DeepestGroupsQuery, GroupTimelineQuery } from './dto/group-views.query';
+import { DatabaseUnavailableInterceptor } from '../../http/database-unavailable.interceptor';
+import { DeepJsonInterceptor } from '../../http/deep-json.interceptor';
+import { JsonBodyInterceptor } from '../../http/json-body.interceptor';
+import { QueueValidationPipe } from '../../http/validation.pipe';
+import { GroupResource } from '../action.resource';
+import { ErrorResponseDto, GroupResponseDto } from '../dto/action-responses.dto';
+import { BlockedGroupsPageDto, DeepestGroupsDto, GroupTimelineDto } from '../dto/admin-responses.dto';
+import { BlockedGroupsQuery, DeepestGroupsQuery, GroupTimelineQuery } from '../dto/group-views.query';
 import { BlockedGroupsPage, DeepestGroupResource, GroupTimelineResource } from './group-views.resource';
 import { GroupViewsService } from './group-views.service';
+import { GroupStateService } from './group-state.service';
 
 /** `GET /groups/...`: a group's state, blocked and deepest groups, a group's timeline. */
 @ApiTags('groups')
@@ -19,7 +19,7 @@ import { GroupViewsService } from './group-views.service';
 @Controller('groups')
 export class GroupsController {
   constructor(
-    private readonly actions: ActionsService,
+    private readonly state: GroupStateService,
     private readonly views: GroupViewsService,
   ) {}
 
@@ -48,7 +48,7 @@ export class GroupsController {
   @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'groupKey is not a valid group key' })
   @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'No action was ever enqueued with this groupKey' })
   byKey(@Param('groupKey') groupKey: string): Promise<GroupResource> {
-    return this.actions.groupByKey(groupKey);
+    return this.state.groupByKey(groupKey);
   }
 
   @Get(':lockId')
@@ -57,7 +57,7 @@ export class GroupsController {
   @ApiOkResponse({ type: GroupResponseDto })
   @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'lockId is not a signed 64-bit integer' })
   get(@Param('lockId') lockId: string): Promise<GroupResource> {
-    return this.actions.group(lockId);
+    return this.state.group(lockId);
   }
 
   @Get(':lockId/timeline')

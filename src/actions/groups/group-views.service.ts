@@ -1,15 +1,15 @@
 import { BadRequestException, Inject, Injectable, PayloadTooLargeException } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { Settings } from '../config/settings';
-import { SETTINGS } from '../config/settings.token';
-import { QUEUE_DATA_SOURCE } from '../database/queue-data-source.token';
-import { toAttemptResource } from './action.resource';
-import { INT64_MAX } from './dto/int64.validator';
-import { lockIdProblem } from './dto/lock-id.validator';
-import { BlockedGroupsQuery, DeepestGroupsQuery, GroupTimelineQuery } from './dto/group-views.query';
+import { Settings } from '../../config/settings';
+import { SETTINGS } from '../../config/settings.token';
+import { QUEUE_DATA_SOURCE } from '../../database/queue-data-source.token';
+import { toAttemptResource } from '../action.resource';
+import { INT64_MAX } from '../dto/int64.validator';
+import { lockIdProblem } from '../dto/lock-id.validator';
+import { BlockedGroupsQuery, DeepestGroupsQuery, GroupTimelineQuery } from '../dto/group-views.query';
 import { BlockedGroupsPage, DeepestGroupResource, GroupTimelineResource, TimelineActionResource } from './group-views.resource';
-import { ActionRow } from './sql/action-columns.sql';
-import { BLOCKED_GROUPS_SQL, DEEPEST_GROUPS_SQL, GROUP_TIMELINE_SQL, TimelineRow, TRACE_BYTES_SQL, TRACES_SQL } from './sql/group-views.sql';
+import { ActionRow } from '../sql/action-columns.sql';
+import { BLOCKED_GROUPS_SQL, DEEPEST_GROUPS_SQL, GROUP_TIMELINE_SQL, TimelineRow, TRACE_BYTES_SQL, TRACES_SQL } from '../sql/group-views.sql';
 
 /** Largest signed 64-bit integer: "before" when the caller gives none. */
 const INT64_MAX_TEXT = INT64_MAX.toString();

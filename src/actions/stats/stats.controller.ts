@@ -1,15 +1,15 @@
 import { Controller, Get, Query, UseInterceptors, UsePipes } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { DatabaseUnavailableInterceptor } from '../http/database-unavailable.interceptor';
-import { JsonBodyInterceptor } from '../http/json-body.interceptor';
-import { QueueValidationPipe } from '../http/validation.pipe';
-import { StatsResource } from './action.resource';
+import { DatabaseUnavailableInterceptor } from '../../http/database-unavailable.interceptor';
+import { JsonBodyInterceptor } from '../../http/json-body.interceptor';
+import { QueueValidationPipe } from '../../http/validation.pipe';
+import { StatsResource } from '../action.resource';
 import { ActivityResource } from './activity.resource';
 import { ActivityService } from './activity.service';
-import { ActionsService } from './actions.service';
-import { ErrorResponseDto, StatsResponseDto } from './dto/action-responses.dto';
-import { ActivityQuery, StatsQuery } from './dto/activity.query';
-import { ActivityDto } from './dto/admin-responses.dto';
+import { ErrorResponseDto, StatsResponseDto } from '../dto/action-responses.dto';
+import { ActivityQuery, StatsQuery } from '../dto/activity.query';
+import { ActivityDto } from '../dto/admin-responses.dto';
+import { QueueStatsService } from './queue-stats.service';
 
 /** `GET /stats`: counts by status, oldest due age, blocked groups; `GET /stats/activity`: recent throughput and latency. */
 @ApiTags('stats')
@@ -18,7 +18,7 @@ import { ActivityDto } from './dto/admin-responses.dto';
 @Controller('stats')
 export class StatsController {
   constructor(
-    private readonly actions: ActionsService,
+    private readonly queueStats: QueueStatsService,
     private readonly activityService: ActivityService,
   ) {}
 
@@ -27,7 +27,7 @@ export class StatsController {
   @ApiOkResponse({ type: StatsResponseDto })
   @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'An unknown query parameter; `message` names it' })
   get(@Query() _query: StatsQuery): Promise<StatsResource> {
-    return this.actions.stats();
+    return this.queueStats.stats();
   }
 
   @Get('activity')

@@ -1,11 +1,11 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { AdaptiveBatchSize } from '../database/adaptive-batch-size';
-import { QUEUE_DATA_SOURCE } from '../database/queue-data-source.token';
-import { isStatementTimeout } from '../database/statement-timeout';
+import { AdaptiveBatchSize } from '../../database/adaptive-batch-size';
+import { QUEUE_DATA_SOURCE } from '../../database/queue-data-source.token';
+import { isStatementTimeout } from '../../database/statement-timeout';
 import { ActivityResource } from './activity.resource';
-import { ActivityQuery } from './dto/activity.query';
-import { ACTIVITY_BUCKET_SECONDS, ACTIVITY_SERIES_SQL, ROLL_UP_ACTIVITY_SQL } from './sql/activity.sql';
+import { ActivityQuery } from '../dto/activity.query';
+import { ACTIVITY_BUCKET_SECONDS, ACTIVITY_SERIES_SQL, ROLL_UP_ACTIVITY_SQL } from '../sql/activity.sql';
 
 /**
  * Endings are counted once they are this old (ms): finished_at is stamped a

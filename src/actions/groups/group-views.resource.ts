@@ -1,5 +1,5 @@
-import type { ActionStatus, FailurePolicy } from '../vocabulary';
-import type { AttemptResource } from './action.resource';
+import type { ActionStatus, FailurePolicy } from '../../vocabulary';
+import type { AttemptResource } from '../action.resource';
 
 /** One blocked group (`GET /groups/blocked`): its failed head and how many actions wait behind it. */
 export interface BlockedGroupResource {

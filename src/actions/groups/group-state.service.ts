@@ -1,0 +1,69 @@
+import { BadRequestException, Inject, Injectable, NotFoundException } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { QUEUE_DATA_SOURCE } from '../../database/queue-data-source.token';
+import { ActionHandlersRegistry } from '../../handlers/action-handlers.registry';
+import { GroupResource, toActionResource } from '../action.resource';
+import { lockIdProblem } from '../dto/lock-id.validator';
+import { internedLockId } from '../group-key.lookup';
+import { BoundedActionReader } from '../reads/bounded-action.reader';
+import { SELECT_GROUP_SQL, SELECT_LOCK_ID_GROUP_KEY_SQL } from '../sql/manage-actions.sql';
+
+/**
+ * One group's state, named by its lock id or its string key: its head,
+ * whether it runs, how many wait, and whether (and why) it is blocked
+ * (`GET /groups/:lockId`, `GET /groups/by-key/:groupKey`).
+ */
+@Injectable()
+export class GroupStateService {
+  constructor(
+    @Inject(QUEUE_DATA_SOURCE) private readonly dataSource: DataSource,
+    private readonly registry: ActionHandlersRegistry,
+    private readonly bounded: BoundedActionReader,
+  ) {}
+
+  /**
+   * The group of `lockId`.
+   * @throws BadRequestException (400) naming `lockId` when it is not a signed 64-bit integer.
+   */
+  async group(lockId: string): Promise<GroupResource> {
+    const problem = lockIdProblem(lockId);
+    if (problem) throw new BadRequestException([`lockId ${problem}`]);
+    const canonical = BigInt(lockId).toString();
+    const [key]: { group_key: string }[] = await this.dataSource.query(SELECT_LOCK_ID_GROUP_KEY_SQL, [canonical]);
+    return this.groupState(canonical, key?.group_key ?? null);
+  }
+
+  /**
+   * The group a string key names (its `lockId` is the one the database interned the key under).
+   * @throws BadRequestException (400) for a malformed key; NotFoundException (404) when no action ever used it.
+   */
+  async groupByKey(groupKey: string): Promise<GroupResource> {
+    const interned = await internedLockId((sql, params) => this.dataSource.query(sql, params), groupKey);
+    if (interned === null) throw new NotFoundException(`groupKey ${JSON.stringify(groupKey)} has never been used`);
+    return this.groupState(interned, groupKey);
+  }
+
+  /** The state of group `canonical` (a canonical lock id), named `groupKey` when it is string-keyed. */
+  private async groupState(canonical: string, groupKey: string | null): Promise<GroupResource> {
+    const [g]: { head_id: string | null; pending_count: number }[] = await this.dataSource.query(SELECT_GROUP_SQL, [canonical]);
+    const empty: GroupResource = { lockId: canonical, groupKey, head: null, running: false, pendingCount: 0, blocked: false, blockedReason: null };
+    if (!g) return empty;
+    const headRow = g.head_id ? await this.bounded.read(g.head_id) : null;
+    const head = headRow ? toActionResource(headRow) : null;
+    let blockedReason: string | null = null;
+    if (head?.status === 'failed') {
+      blockedReason = `head action ${head.id} failed after ${head.attempts} attempt(s): ${head.lastError ?? 'unknown error'}; retry or cancel it`;
+    } else if (head?.status === 'pending' && !this.registry.has(head.type)) {
+      blockedReason = `head action ${head.id} has type "${head.type}", which no handler of this instance runs`;
+    }
+    return {
+      lockId: canonical,
+      groupKey,
+      head,
+      running: head?.status === 'running',
+      pendingCount: g.pending_count,
+      blocked: blockedReason !== null,
+      blockedReason,
+    };
+  }
+}

@@ -1,0 +1,44 @@
+import { Inject, Injectable, PayloadTooLargeException } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { Settings } from '../../config/settings';
+import { SETTINGS } from '../../config/settings.token';
+import { QUEUE_DATA_SOURCE } from '../../database/queue-data-source.token';
+import { ActionRow } from '../sql/action-columns.sql';
+import { ACTION_RESOURCE_BYTES_SQL, SELECT_BOUNDED_ACTION_SQL } from '../sql/manage-actions.sql';
+
+/**
+ * Reads one action within the response budget (MAX_RESPONSE_BYTES): sizes are
+ * measured by PostgreSQL, so an action over the budget is never fetched. Used
+ * by the action reads and the group state (its head).
+ */
+@Injectable()
+export class BoundedActionReader {
+  constructor(
+    @Inject(QUEUE_DATA_SOURCE) private readonly dataSource: DataSource,
+    @Inject(SETTINGS) private readonly settings: Settings,
+  ) {}
+
+  /**
+   * One action, or null when it does not exist.
+   * @param traceBytes bytes of its trace sent with it (ACTION_TRACE_BYTES_SQL), 0 when the trace is not sent.
+   * @throws PayloadTooLargeException (413) when its payload, result and error (and trace) are over MAX_RESPONSE_BYTES.
+   */
+  async read(id: string, traceBytes = 0): Promise<ActionRow | null> {
+    const [row]: ActionRow[] = await this.dataSource.query(SELECT_BOUNDED_ACTION_SQL, [id, this.settings.MAX_RESPONSE_BYTES - traceBytes]);
+    if (row) return row;
+    const [size]: { bytes: string }[] = await this.dataSource.query(ACTION_RESOURCE_BYTES_SQL, [id]);
+    if (!size) return null;
+    throw this.tooLargeToSend(id, Number(size.bytes) + traceBytes, '', traceBytes > 0);
+  }
+
+  /**
+   * The 413 for an action too large for one response, naming it and the limit.
+   * @param bytes its measured size; `hint` ends the message (e.g. how to list past it).
+   */
+  tooLargeToSend(id: string, bytes: number, hint: string, withTrace = false): PayloadTooLargeException {
+    return new PayloadTooLargeException(
+      `action ${id} holds ${bytes} bytes of payload, result${withTrace ? ', error and trace' : ' and error'}, over the ${this.settings.MAX_RESPONSE_BYTES}-byte limit of one response ` +
+        `(MAX_RESPONSE_BYTES); read it by SQL${hint}`,
+    );
+  }
+}
