@@ -12,6 +12,7 @@ import { Settings } from '../config/settings';
 import { SETTINGS } from '../config/settings.token';
 import { QUEUE_DATA_SOURCE } from '../database/queue-data-source.token';
 import { ActionHandlersRegistry } from '../handlers/action-handlers.registry';
+import { groupDepthLimitOfDatabase } from '../group-depth-limits/group-depth-limit.error';
 import { EnqueueMetrics } from '../metrics/enqueue-metrics';
 import {
   ActionCommandResource,
@@ -218,7 +219,7 @@ export class ActionsService implements ActionQueue {
       return results;
     };
     const results = await (manager ? run(manager) : retryOnConflict(() => this.dataSource.transaction('READ COMMITTED', run))).catch((error: unknown) => {
-      throw payloadLimitOfDatabase(error) ?? error;
+      throw payloadLimitOfDatabase(error) ?? groupDepthLimitOfDatabase(error) ?? error;
     });
     this.enqueueMetrics.enqueued(results.filter((r) => r.created).map((r) => r.action.type));
     return results;
@@ -338,7 +339,11 @@ export class ActionsService implements ActionQueue {
         // index on retry_of is what makes "retried once" hold under races.
         if (violates(error, 'actions_retry_of_uq')) throw new ConflictException(`action ${id} was already retried`);
         // A payload stored before the limit (or past it by an operator) cannot be enqueued again: 413 naming the limit.
-        throw payloadLimitOfDatabase(error, `action ${id} was stored past the limit and cannot be enqueued again as it is (docs/operations.md)`) ?? error;
+        throw (
+          payloadLimitOfDatabase(error, `action ${id} was stored past the limit and cannot be enqueued again as it is (docs/operations.md)`) ??
+          groupDepthLimitOfDatabase(error) ??
+          error
+        );
       }
     });
   }

@@ -28,6 +28,12 @@ TABLE action_attempts (
   error_stack text
 );
 
+TABLE action_group_depth_limits (
+  action_type text,
+  max_depth integer NOT NULL,
+  updated_at timestamp with time zone NOT NULL DEFAULT now()
+);
+
 TABLE action_group_keys (
   group_key text NOT NULL,
   lock_id bigint NOT NULL
@@ -79,6 +85,10 @@ CONSTRAINT action_attempts_action_fk ON action_attempts FOREIGN KEY (action_id) 
 CONSTRAINT action_attempts_outcome_valid ON action_attempts CHECK ((outcome = ANY (ARRAY['done'::text, 'error'::text, 'timeout'::text, 'cancelled'::text, 'lease_expired'::text, 'released'::text])));
 
 CONSTRAINT action_attempts_pkey ON action_attempts PRIMARY KEY (action_id, attempt);
+
+CONSTRAINT action_group_depth_limits_max_depth_positive ON action_group_depth_limits CHECK ((max_depth >= 1));
+
+CONSTRAINT action_group_depth_limits_type_length ON action_group_depth_limits CHECK (((char_length(action_type) >= 1) AND (char_length(action_type) <= 200)));
 
 CONSTRAINT action_group_keys_group_key_length ON action_group_keys CHECK (((octet_length(group_key) >= 1) AND (octet_length(group_key) <= 255)));
 
@@ -135,6 +145,8 @@ CREATE UNIQUE INDEX action_activity_pkey ON public.action_activity USING btree (
 CREATE UNIQUE INDEX action_activity_rollup_pkey ON public.action_activity_rollup USING btree (id);
 
 CREATE UNIQUE INDEX action_attempts_pkey ON public.action_attempts USING btree (action_id, attempt);
+
+CREATE UNIQUE INDEX action_group_depth_limits_scope_uq ON public.action_group_depth_limits USING btree (COALESCE(action_type, ''::text));
 
 CREATE UNIQUE INDEX action_group_keys_lock_id_uq ON public.action_group_keys USING btree (lock_id);
 
@@ -377,6 +389,46 @@ BEGIN
   NEW.is_head := v_head IS NULL AND NOT EXISTS (
     SELECT 1 FROM actions WHERE lock_id = NEW.lock_id AND holds_group AND lock_id IS NOT NULL
   );
+  RETURN NEW;
+END $function$
+;
+
+CREATE OR REPLACE FUNCTION public.aq_actions_before_insert_depth()
+ RETURNS trigger
+ LANGUAGE plpgsql
+ SET search_path TO 'public'
+AS $function$
+DECLARE
+  v_limit integer;
+  v_type  text;
+  v_depth integer;
+BEGIN
+  SELECT l.max_depth, l.action_type INTO v_limit, v_type
+  FROM action_group_depth_limits AS l
+  WHERE l.action_type = NEW.type OR l.action_type IS NULL
+  ORDER BY l.action_type NULLS LAST
+  LIMIT 1;
+  IF NOT FOUND THEN
+    RETURN NEW;
+  END IF;
+  -- A repeated idempotency key inserts nothing (ON CONFLICT DO NOTHING): the
+  -- producer gets its existing action, never a refusal.
+  IF NEW.idempotency_key IS NOT NULL AND EXISTS (SELECT 1 FROM actions WHERE idempotency_key = NEW.idempotency_key) THEN
+    RETURN NEW;
+  END IF;
+  SELECT count(*) INTO v_depth FROM (
+    SELECT 1 FROM actions
+    WHERE lock_id = NEW.lock_id AND holds_group AND lock_id IS NOT NULL
+    LIMIT v_limit
+  ) AS held;
+  IF v_depth >= v_limit THEN
+    RAISE EXCEPTION 'actions: group % already holds % unfinished actions, the max group depth (% limit: %)',
+      coalesce(quote_literal(NEW.group_key), NEW.lock_id::text), v_depth,
+      CASE WHEN v_type IS NULL THEN 'global' ELSE format('type %L', v_type) END, v_limit
+      USING ERRCODE = '53400',
+            CONSTRAINT = 'action_group_depth_limit',
+            HINT = 'Retry later, once the group has drained, or raise the limit: PUT /group-depth-limits/... or UPDATE action_group_depth_limits.';
+  END IF;
   RETURN NEW;
 END $function$
 ;
@@ -970,6 +1022,8 @@ CREATE TRIGGER actions_before_delete BEFORE DELETE ON public.actions FOR EACH RO
 CREATE TRIGGER actions_before_group_key BEFORE INSERT ON public.actions FOR EACH ROW WHEN (((new.group_key IS NOT NULL) OR (new.lock_id <= '-9223090561878065153'::bigint))) EXECUTE FUNCTION aq_actions_before_group_key();
 
 CREATE TRIGGER actions_before_insert BEFORE INSERT ON public.actions FOR EACH ROW EXECUTE FUNCTION aq_actions_before_insert();
+
+CREATE TRIGGER actions_before_insert_depth BEFORE INSERT ON public.actions FOR EACH ROW WHEN ((new.lock_id IS NOT NULL)) EXECUTE FUNCTION aq_actions_before_insert_depth();
 
 CREATE TRIGGER actions_before_truncate BEFORE TRUNCATE ON public.actions FOR EACH STATEMENT EXECUTE FUNCTION aq_actions_before_truncate();
 

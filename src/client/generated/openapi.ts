@@ -217,6 +217,62 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/group-depth-limits': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Every maximum group depth: the global one (type null), then per type */
+    get: operations['GroupDepthLimitsController_list'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/group-depth-limits/global': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * Set the global maximum group depth
+     * @description An enqueue (REST or SQL) into a group already holding maxDepth unfinished actions is refused: 429, SQLSTATE 53400. A type limit wins over this one.
+     */
+    put: operations['GroupDepthLimitsController_setGlobal'];
+    post?: never;
+    /** Remove the global maximum group depth */
+    delete: operations['GroupDepthLimitsController_removeGlobal'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/group-depth-limits/types/{type}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /** Set one action type's maximum group depth (applies to enqueues of that type) */
+    put: operations['GroupDepthLimitsController_setForType'];
+    post?: never;
+    /** Remove one action type's maximum group depth */
+    delete: operations['GroupDepthLimitsController_removeForType'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/health': {
     parameters: {
       query?: never;
@@ -958,6 +1014,31 @@ export interface components {
       /** @description Oldest first, empty buckets included */
       buckets: components['schemas']['ActivityBucketDto'][];
     };
+    GroupDepthLimitResponseDto: {
+      /**
+       * @description The action type it applies to; null: the global limit
+       * @example invoice.send
+       */
+      type: string | null;
+      /** @example 1000 */
+      maxDepth: number;
+      /**
+       * Format: date-time
+       * @example 2025-01-01T12:00:00.000Z
+       */
+      updatedAt: string;
+    };
+    GroupDepthLimitsResponseDto: {
+      /** @description The global limit (type null) first, then by type */
+      items: components['schemas']['GroupDepthLimitResponseDto'][];
+    };
+    SetGroupDepthLimitDto: {
+      /**
+       * @description Unfinished actions a group may hold; the next enqueue gets 429
+       * @example 1000
+       */
+      maxDepth: number;
+    };
   };
   responses: never;
   parameters: never;
@@ -1694,6 +1775,254 @@ export interface operations {
            *       "error": "Unauthorized"
            *     }
            */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
+  GroupDepthLimitsController_list: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['GroupDepthLimitsResponseDto'];
+        };
+      };
+      /** @description A field is invalid; `message` names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Only when the API_KEY setting is present: the key is missing or wrong */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "statusCode": 401,
+           *       "message": "API key required: send Authorization: Bearer <key> or x-api-key: <key>",
+           *       "error": "Unauthorized"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
+  GroupDepthLimitsController_setGlobal: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SetGroupDepthLimitDto'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['GroupDepthLimitResponseDto'];
+        };
+      };
+      /** @description A field is invalid; `message` names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Only when the API_KEY setting is present: the key is missing or wrong */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "statusCode": 401,
+           *       "message": "API key required: send Authorization: Bearer <key> or x-api-key: <key>",
+           *       "error": "Unauthorized"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
+  GroupDepthLimitsController_removeGlobal: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Removed */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description A field is invalid; `message` names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Only when the API_KEY setting is present: the key is missing or wrong */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "statusCode": 401,
+           *       "message": "API key required: send Authorization: Bearer <key> or x-api-key: <key>",
+           *       "error": "Unauthorized"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description None was set */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
+  GroupDepthLimitsController_setForType: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        type: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SetGroupDepthLimitDto'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['GroupDepthLimitResponseDto'];
+        };
+      };
+      /** @description A field is invalid; `message` names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Only when the API_KEY setting is present: the key is missing or wrong */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "statusCode": 401,
+           *       "message": "API key required: send Authorization: Bearer <key> or x-api-key: <key>",
+           *       "error": "Unauthorized"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
+  GroupDepthLimitsController_removeForType: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        type: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Removed */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description A field is invalid; `message` names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Only when the API_KEY setting is present: the key is missing or wrong */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "statusCode": 401,
+           *       "message": "API key required: send Authorization: Bearer <key> or x-api-key: <key>",
+           *       "error": "Unauthorized"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description None was set for this type */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
           'application/json': components['schemas']['ErrorResponseDto'];
         };
       };
