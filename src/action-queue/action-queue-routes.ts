@@ -1,11 +1,14 @@
 import { DynamicModule, Type } from '@nestjs/common';
 import { RouterModule, Routes } from '@nestjs/core';
 import { ActionsHttpModule } from '../actions/actions-http.module';
+import { BulkOperationsHttpModule } from '../bulk-operations/bulk-operations-http.module';
 import { DASHBOARD_PATH } from '../dashboard/dashboard-assets';
 import { DashboardModule } from '../dashboard/dashboard.module';
 import { ActionQueueDocsModule } from '../docs/action-queue-docs.module';
 import { DOCS_PATH } from '../docs/openapi';
+import { GroupDepthLimitsHttpModule } from '../group-depth-limits/group-depth-limits-http.module';
 import { HealthModule } from '../health/health.module';
+import { SchedulesHttpModule } from '../schedules/schedules-http.module';
 import { MetricsEndpointModule } from '../metrics-endpoint/metrics-endpoint.module';
 import { ActionQueueRoutesOptions } from './action-queue-options.interface';
 
@@ -39,7 +42,7 @@ export function resolveRoutes(routes: boolean | ActionQueueRoutesOptions | undef
 export function routeModules(routes: ResolvedRoutes | null): Array<Type<unknown> | DynamicModule> {
   if (!routes) return [];
   const modules: Type<unknown>[] = [
-    ...(routes.actions ? [ActionsHttpModule] : []),
+    ...(routes.actions ? [ActionsHttpModule, GroupDepthLimitsHttpModule, SchedulesHttpModule, BulkOperationsHttpModule] : []),
     ...(routes.health ? [HealthModule] : []),
     ...(routes.metrics ? [MetricsEndpointModule] : []),
   ];

@@ -9,6 +9,7 @@ import { QueueModule } from '../queue/queue.module';
 import { defaultWorkerId } from '../queue/worker-id';
 import { WORKER_ID } from '../queue/worker-id.token';
 import { RetentionModule } from '../retention/retention.module';
+import { SchedulesModule } from '../schedules/schedules.module';
 import { ACTION_QUEUE_OPTIONS } from './action-queue.constants';
 import {
   ActionQueueModuleAsyncOptions,
@@ -94,7 +95,7 @@ function assemble(
     // Global like TypeOrmModule's core: the queue's tokens reach its inner
     // modules (and ActionsService the app's) without re-exports at each level.
     global: true,
-    imports: [...imports, MetricsModule, DatabaseModule, ActionsModule, QueueModule, RetentionModule, ...routeModules(routes)],
+    imports: [...imports, MetricsModule, DatabaseModule, ActionsModule, QueueModule, RetentionModule, SchedulesModule, ...routeModules(routes)],
     providers: [
       optionsProvider,
       settingsProvider,

@@ -1,4 +1,5 @@
 import type { ResourceLimits } from 'node:worker_threads';
+import type { RecurringActionOptions } from '../schedules/recurring-action-options.interface';
 
 /**
  * Options of a handler, given to {@link ActionHandler}.
@@ -45,4 +46,10 @@ export interface ActionHandlerOptions {
   isolation?: 'process' | 'thread';
   /** With `isolation: 'thread'`: limits of each thread (e.g. `{ maxOldGenerationSizeMb: 256 }`). */
   resourceLimits?: ResourceLimits;
+  /**
+   * Recurring actions of this type: each schedule enqueues one action per
+   * cron tick, exactly once across every instance. Written to the database at
+   * start-up (docs/operator-controls.md). Default: none.
+   */
+  recurring?: RecurringActionOptions[];
 }

@@ -28,6 +28,25 @@ TABLE action_attempts (
   error_stack text
 );
 
+TABLE action_bulk_operations (
+  id bigint NOT NULL,
+  operation text NOT NULL,
+  dry_run boolean NOT NULL,
+  filter jsonb NOT NULL,
+  actor text NOT NULL DEFAULT 'sql'::text,
+  matched bigint NOT NULL DEFAULT 0,
+  applied bigint NOT NULL DEFAULT 0,
+  started_at timestamp with time zone NOT NULL DEFAULT now(),
+  finished_at timestamp with time zone,
+  error text
+);
+
+TABLE action_group_depth_limits (
+  action_type text,
+  max_depth integer NOT NULL,
+  updated_at timestamp with time zone NOT NULL DEFAULT now()
+);
+
 TABLE action_group_keys (
   group_key text NOT NULL,
   lock_id bigint NOT NULL
@@ -37,6 +56,35 @@ TABLE action_groups (
   lock_id bigint NOT NULL,
   head_id bigint,
   created_at timestamp with time zone NOT NULL DEFAULT now()
+);
+
+TABLE action_schedule_ticks (
+  schedule_name text NOT NULL,
+  tick_at timestamp with time zone NOT NULL,
+  action_id bigint,
+  error text,
+  recorded_at timestamp with time zone NOT NULL DEFAULT clock_timestamp()
+);
+
+TABLE action_schedules (
+  name text NOT NULL,
+  cron text NOT NULL,
+  time_zone text NOT NULL,
+  type text NOT NULL,
+  payload jsonb NOT NULL DEFAULT '{}'::jsonb,
+  lock_id bigint,
+  group_key text,
+  max_attempts integer,
+  catch_up text NOT NULL DEFAULT 'skip'::text,
+  catch_up_limit integer NOT NULL DEFAULT 0,
+  misfire_grace_ms integer NOT NULL DEFAULT 10000,
+  source text NOT NULL DEFAULT 'api'::text,
+  next_tick_at timestamp with time zone NOT NULL,
+  last_tick_at timestamp with time zone,
+  skipped_ticks bigint NOT NULL DEFAULT 0,
+  last_error text,
+  created_at timestamp with time zone NOT NULL DEFAULT now(),
+  updated_at timestamp with time zone NOT NULL DEFAULT now()
 );
 
 TABLE actions (
@@ -80,6 +128,16 @@ CONSTRAINT action_attempts_outcome_valid ON action_attempts CHECK ((outcome = AN
 
 CONSTRAINT action_attempts_pkey ON action_attempts PRIMARY KEY (action_id, attempt);
 
+CONSTRAINT action_bulk_operations_filter_is_object ON action_bulk_operations CHECK ((jsonb_typeof(filter) = 'object'::text));
+
+CONSTRAINT action_bulk_operations_operation_valid ON action_bulk_operations CHECK ((operation = ANY (ARRAY['retry'::text, 'cancel'::text])));
+
+CONSTRAINT action_bulk_operations_pkey ON action_bulk_operations PRIMARY KEY (id);
+
+CONSTRAINT action_group_depth_limits_max_depth_positive ON action_group_depth_limits CHECK ((max_depth >= 1));
+
+CONSTRAINT action_group_depth_limits_type_length ON action_group_depth_limits CHECK (((char_length(action_type) >= 1) AND (char_length(action_type) <= 200)));
+
 CONSTRAINT action_group_keys_group_key_length ON action_group_keys CHECK (((octet_length(group_key) >= 1) AND (octet_length(group_key) <= 255)));
 
 CONSTRAINT action_group_keys_lock_id_reserved ON action_group_keys CHECK ((lock_id <= '-9223090561878065153'::bigint));
@@ -89,6 +147,28 @@ CONSTRAINT action_group_keys_lock_id_uq ON action_group_keys UNIQUE (lock_id);
 CONSTRAINT action_group_keys_pkey ON action_group_keys PRIMARY KEY (group_key);
 
 CONSTRAINT action_groups_pkey ON action_groups PRIMARY KEY (lock_id);
+
+CONSTRAINT action_schedule_ticks_pkey ON action_schedule_ticks PRIMARY KEY (schedule_name, tick_at);
+
+CONSTRAINT action_schedules_catch_up_limit_range ON action_schedules CHECK (((catch_up_limit >= 0) AND (catch_up_limit <= 100)));
+
+CONSTRAINT action_schedules_catch_up_valid ON action_schedules CHECK ((catch_up = ANY (ARRAY['skip'::text, 'fill'::text])));
+
+CONSTRAINT action_schedules_max_attempts_positive ON action_schedules CHECK ((max_attempts >= 1));
+
+CONSTRAINT action_schedules_misfire_grace_range ON action_schedules CHECK (((misfire_grace_ms >= 0) AND (misfire_grace_ms <= 86400000)));
+
+CONSTRAINT action_schedules_name_length ON action_schedules CHECK (((char_length(name) >= 1) AND (char_length(name) <= 200)));
+
+CONSTRAINT action_schedules_one_group_name ON action_schedules CHECK (((lock_id IS NULL) OR (group_key IS NULL)));
+
+CONSTRAINT action_schedules_payload_is_object ON action_schedules CHECK ((jsonb_typeof(payload) = 'object'::text));
+
+CONSTRAINT action_schedules_pkey ON action_schedules PRIMARY KEY (name);
+
+CONSTRAINT action_schedules_source_valid ON action_schedules CHECK ((source = ANY (ARRAY['code'::text, 'api'::text])));
+
+CONSTRAINT action_schedules_type_length ON action_schedules CHECK (((char_length(type) >= 1) AND (char_length(type) <= 200)));
 
 CONSTRAINT actions_attempts_in_range ON actions CHECK (((attempts >= 0) AND ((charged_attempts >= 0) AND (charged_attempts <= attempts))));
 
@@ -109,6 +189,8 @@ CONSTRAINT actions_run_at_in_range ON actions CHECK (((run_at >= '1970-01-01 00:
 CONSTRAINT actions_status_valid ON actions CHECK ((status = ANY (ARRAY['pending'::text, 'running'::text, 'done'::text, 'failed'::text, 'cancelled'::text])));
 
 CONSTRAINT actions_type_length ON actions CHECK (((char_length(type) >= 1) AND (char_length(type) <= 200)));
+
+CREATE INDEX action_schedules_next_tick_idx ON public.action_schedules USING btree (next_tick_at);
 
 CREATE INDEX actions_blocked_idx ON public.actions USING btree (lock_id, id) WHERE ((status = 'failed'::text) AND holds_group);
 
@@ -136,11 +218,19 @@ CREATE UNIQUE INDEX action_activity_rollup_pkey ON public.action_activity_rollup
 
 CREATE UNIQUE INDEX action_attempts_pkey ON public.action_attempts USING btree (action_id, attempt);
 
+CREATE UNIQUE INDEX action_bulk_operations_pkey ON public.action_bulk_operations USING btree (id);
+
+CREATE UNIQUE INDEX action_group_depth_limits_scope_uq ON public.action_group_depth_limits USING btree (COALESCE(action_type, ''::text));
+
 CREATE UNIQUE INDEX action_group_keys_lock_id_uq ON public.action_group_keys USING btree (lock_id);
 
 CREATE UNIQUE INDEX action_group_keys_pkey ON public.action_group_keys USING btree (group_key);
 
 CREATE UNIQUE INDEX action_groups_pkey ON public.action_groups USING btree (lock_id);
+
+CREATE UNIQUE INDEX action_schedule_ticks_pkey ON public.action_schedule_ticks USING btree (schedule_name, tick_at);
+
+CREATE UNIQUE INDEX action_schedules_pkey ON public.action_schedules USING btree (name);
 
 CREATE UNIQUE INDEX actions_idempotency_key_uq ON public.actions USING btree (idempotency_key) WHERE (idempotency_key IS NOT NULL);
 
@@ -377,6 +467,46 @@ BEGIN
   NEW.is_head := v_head IS NULL AND NOT EXISTS (
     SELECT 1 FROM actions WHERE lock_id = NEW.lock_id AND holds_group AND lock_id IS NOT NULL
   );
+  RETURN NEW;
+END $function$
+;
+
+CREATE OR REPLACE FUNCTION public.aq_actions_before_insert_depth()
+ RETURNS trigger
+ LANGUAGE plpgsql
+ SET search_path TO 'public'
+AS $function$
+DECLARE
+  v_limit integer;
+  v_type  text;
+  v_depth integer;
+BEGIN
+  SELECT l.max_depth, l.action_type INTO v_limit, v_type
+  FROM action_group_depth_limits AS l
+  WHERE l.action_type = NEW.type OR l.action_type IS NULL
+  ORDER BY l.action_type NULLS LAST
+  LIMIT 1;
+  IF NOT FOUND THEN
+    RETURN NEW;
+  END IF;
+  -- A repeated idempotency key inserts nothing (ON CONFLICT DO NOTHING): the
+  -- producer gets its existing action, never a refusal.
+  IF NEW.idempotency_key IS NOT NULL AND EXISTS (SELECT 1 FROM actions WHERE idempotency_key = NEW.idempotency_key) THEN
+    RETURN NEW;
+  END IF;
+  SELECT count(*) INTO v_depth FROM (
+    SELECT 1 FROM actions
+    WHERE lock_id = NEW.lock_id AND holds_group AND lock_id IS NOT NULL
+    LIMIT v_limit
+  ) AS held;
+  IF v_depth >= v_limit THEN
+    RAISE EXCEPTION 'actions: group % already holds % unfinished actions, the max group depth (% limit: %)',
+      coalesce(quote_literal(NEW.group_key), NEW.lock_id::text), v_depth,
+      CASE WHEN v_type IS NULL THEN 'global' ELSE format('type %L', v_type) END, v_limit
+      USING ERRCODE = '53400',
+            CONSTRAINT = 'action_group_depth_limit',
+            HINT = 'Retry later, once the group has drained, or raise the limit: PUT /group-depth-limits/... or UPDATE action_group_depth_limits.';
+  END IF;
   RETURN NEW;
 END $function$
 ;
@@ -970,6 +1100,8 @@ CREATE TRIGGER actions_before_delete BEFORE DELETE ON public.actions FOR EACH RO
 CREATE TRIGGER actions_before_group_key BEFORE INSERT ON public.actions FOR EACH ROW WHEN (((new.group_key IS NOT NULL) OR (new.lock_id <= '-9223090561878065153'::bigint))) EXECUTE FUNCTION aq_actions_before_group_key();
 
 CREATE TRIGGER actions_before_insert BEFORE INSERT ON public.actions FOR EACH ROW EXECUTE FUNCTION aq_actions_before_insert();
+
+CREATE TRIGGER actions_before_insert_depth BEFORE INSERT ON public.actions FOR EACH ROW WHEN ((new.lock_id IS NOT NULL)) EXECUTE FUNCTION aq_actions_before_insert_depth();
 
 CREATE TRIGGER actions_before_truncate BEFORE TRUNCATE ON public.actions FOR EACH STATEMENT EXECUTE FUNCTION aq_actions_before_truncate();
 

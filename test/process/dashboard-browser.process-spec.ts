@@ -202,6 +202,51 @@ describe('dashboard in headless Chromium', () => {
     expect(page.url()).toContain(`/groups/${lockId}`);
   });
 
+  it('lists a recurring action with its next run, counts a bulk retry by dry run, applies it and shows it in the audit', async () => {
+    const nextYear = new Date().getUTCFullYear() + 1;
+    await api().post('/schedules', { name: 'yearly-report', cron: '0 0 1 1 *', timeZone: 'Europe/Paris', type: 'instance.create' }).expect(201);
+    // Group 700: three actions that fail their only attempt under `skip`, so all three end failed.
+    const { body } = await api()
+      .post('/actions/batch', {
+        actions: [1, 2, 3].map((n) => ({
+          type: 'instance.delete',
+          lockId: '700',
+          payload: { durationMs: 10, failAttempts: 1, step: n },
+          maxAttempts: 1,
+          onFailure: 'skip',
+        })),
+      })
+      .expect(201);
+    const failedIds = body.actions.map((a: { id: string }) => a.id);
+    await waitFor(
+      async () => (await request(url).get('/actions?lockId=700&status=failed').set('Authorization', `Bearer ${KEY}`)).body.items.length === 3,
+      20_000,
+    );
+
+    // The stack of a failed attempt, and the search by id.
+    await page.getByRole('link', { name: 'Actions', exact: true }).first().click();
+    await page.getByLabel('Action id').fill(failedIds[0]);
+    await page.getByTestId('action-id-search').click();
+    await page.getByTestId('action-trace').waitFor();
+    await page.getByTestId('attempt-stack').first().locator('summary').click();
+    expect(await page.getByTestId('attempt-stack').first().textContent()).toContain('simulated failure of delete');
+
+    await page.getByRole('link', { name: 'Operations', exact: true }).click();
+    await waitForText('schedule-next-run', new RegExp(String(nextYear)));
+    await page.getByLabel('lockId').fill('700');
+    await page.getByLabel('Status').selectOption('failed');
+    await page.getByTestId('bulk-dry-run').click();
+    await waitForText('bulk-matched', '3');
+    await page.getByTestId('bulk-apply').click();
+    await waitForText('bulk-result', /retry \d+: 3 of 3 changed/);
+    await waitFor(
+      async () => /retry.*api-key:[0-9a-f]{12}.*\b3\b/.test((await page.getByTestId('bulk-audit').locator('tbody tr').first().textContent()) ?? '') || null,
+      10_000,
+    );
+    const copies = await request(url).get('/actions?lockId=700').set('Authorization', `Bearer ${KEY}`);
+    expect(copies.body.items.filter((a: { retryOf?: string | null }) => failedIds.includes(a.retryOf ?? '')).length).toBe(3);
+  });
+
   it('charts the last 15 minutes on the overview and stays usable at phone width', async () => {
     await page.getByRole('link', { name: 'Overview' }).click();
     // A trickle of work while the charts catch up (endings are counted once 5 s old, in 10-second buckets).
@@ -224,7 +269,7 @@ describe('dashboard in headless Chromium', () => {
     await page.screenshot({ path: join(SHOTS, 'dashboard-overview.png'), fullPage: true });
 
     await page.setViewportSize({ width: 390, height: 844 });
-    for (const route of ['#/', '#/groups', '#/groups/501', '#/actions']) {
+    for (const route of ['#/', '#/groups', '#/groups/501', '#/actions', '#/operations']) {
       await page.goto(`${url}/ui/${route}`);
       await page.locator('main h2').first().waitFor();
       // Charts follow the new width on their next frame: allow the layout a moment to settle.

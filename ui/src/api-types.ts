@@ -15,6 +15,8 @@ export type {
   TimelineActionResource,
 } from '../../src/actions/groups/group-views.resource';
 export type { ActionStatus, AttemptOutcome } from '../../src/vocabulary';
+export type { ScheduleResource } from '../../src/schedules/schedule.resource';
+export type { BulkOperationResource } from '../../src/bulk-operations/bulk-operation.resource';
 
 /** `GET /actions` (the controller returns it without a named type). */
 export interface ActionsPage {

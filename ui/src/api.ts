@@ -29,22 +29,23 @@ function apiUrl(path: string): string {
   return new URL(`..${path}`, new URL('.', window.location.href)).toString();
 }
 
-async function call<T>(method: 'GET' | 'POST', path: string, signal?: AbortSignal): Promise<T> {
+async function call<T>(method: 'GET' | 'POST', path: string, signal?: AbortSignal, body?: object): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' };
+  if (body !== undefined) headers['content-type'] = 'application/json';
   const key = getApiKey();
   // The key travels in a header only, never in the URL.
   if (key) headers.authorization = `Bearer ${key}`;
-  const res = await fetch(apiUrl(path), { method, headers, signal, cache: 'no-store' });
+  const res = await fetch(apiUrl(path), { method, headers, signal, cache: 'no-store', body: body === undefined ? undefined : JSON.stringify(body) });
   if (res.status === 401) {
     unauthorizedListeners.forEach((listener) => listener());
     throw new UnauthorizedError('The API key is missing or wrong');
   }
-  const body: unknown = await res.json().catch(() => null);
+  const answer: unknown = await res.json().catch(() => null);
   if (!res.ok) {
-    const message = (body as { message?: string | string[] } | null)?.message;
+    const message = (answer as { message?: string | string[] } | null)?.message;
     throw new ApiError(res.status, Array.isArray(message) ? message.join('; ') : (message ?? `HTTP ${res.status}`));
   }
-  return body as T;
+  return answer as T;
 }
 
 /** GET a JSON resource of the REST API, e.g. `apiGet('/stats')`. */
@@ -55,6 +56,11 @@ export function apiGet<T>(path: string, signal?: AbortSignal): Promise<T> {
 /** POST without a body, e.g. `apiPost('/actions/17/retry')`. */
 export function apiPost<T>(path: string): Promise<T> {
   return call<T>('POST', path);
+}
+
+/** POST a JSON body, e.g. `apiPostJson('/bulk-operations', { operation: 'retry', filter, dryRun: true })`. */
+export function apiPostJson<T>(path: string, body: object): Promise<T> {
+  return call<T>('POST', path, undefined, body);
 }
 
 /** Builds a query string from the defined values: `query({ status: 'failed', after: undefined })` is `?status=failed`. */

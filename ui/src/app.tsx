@@ -8,6 +8,7 @@ import { ActionPage } from './pages/action';
 import { Actions } from './pages/actions';
 import { Group } from './pages/group';
 import { Groups } from './pages/groups';
+import { Operations } from './pages/operations';
 import { Overview } from './pages/overview';
 
 type Access = 'checking' | 'granted' | 'key-needed';
@@ -28,11 +29,12 @@ function Nav() {
       {item('/', 'Overview')}
       {item('/groups', 'Groups')}
       {item('/actions', 'Actions')}
+      {item('/operations', 'Operations')}
     </ul>
   );
 }
 
-/** The pages, by hash route: `#/`, `#/groups`, `#/groups/26`, `#/actions`, `#/actions/17`. */
+/** The pages, by hash route: `#/`, `#/groups`, `#/groups/26`, `#/actions`, `#/actions/17`, `#/operations`. */
 function Pages() {
   const [location] = useLocation();
   const main = useRef<HTMLElement>(null);
@@ -50,6 +52,7 @@ function Pages() {
         <Route path="/groups/:lockId">{(params) => <Group lockId={params.lockId} />}</Route>
         <Route path="/actions" component={Actions} />
         <Route path="/actions/:id">{(params) => <ActionPage id={params.id} />}</Route>
+        <Route path="/operations" component={Operations} />
         <Route>
           <h2>Not found</h2>
           <p>

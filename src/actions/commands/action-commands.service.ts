@@ -1,3 +1,4 @@
+import { groupDepthLimitOfDatabase } from '../../group-depth-limits/group-depth-limit.error';
 import { ConflictException, Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { Settings } from '../../config/settings';
@@ -83,7 +84,11 @@ export class ActionCommands {
         // index on retry_of is what makes "retried once" hold under races.
         if (violates(error, 'actions_retry_of_uq')) throw new ConflictException(`action ${id} was already retried`);
         // A payload stored before the limit (or past it by an operator) cannot be enqueued again: 413 naming the limit.
-        throw payloadLimitOfDatabase(error, `action ${id} was stored past the limit and cannot be enqueued again as it is (docs/operations.md)`) ?? error;
+        throw (
+          payloadLimitOfDatabase(error, `action ${id} was stored past the limit and cannot be enqueued again as it is (docs/operations.md)`) ??
+          groupDepthLimitOfDatabase(error) ??
+          error
+        );
       }
     });
   }

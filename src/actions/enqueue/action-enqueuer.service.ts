@@ -1,3 +1,4 @@
+import { groupDepthLimitOfDatabase } from '../../group-depth-limits/group-depth-limit.error';
 import { BadRequestException, ConflictException, Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { Settings } from '../../config/settings';
@@ -133,7 +134,7 @@ export class ActionEnqueuer {
       return results;
     };
     const results = await (manager ? run(manager) : retryOnConflict(() => this.dataSource.transaction('READ COMMITTED', run))).catch((error: unknown) => {
-      throw payloadLimitOfDatabase(error) ?? error;
+      throw payloadLimitOfDatabase(error) ?? groupDepthLimitOfDatabase(error) ?? error;
     });
     this.enqueueMetrics.enqueued(results.filter((r) => r.created).map((r) => r.action.type));
     return results;

@@ -217,6 +217,122 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/group-depth-limits': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Every maximum group depth: the global one (type null), then per type */
+    get: operations['GroupDepthLimitsController_list'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/group-depth-limits/global': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * Set the global maximum group depth
+     * @description An enqueue (REST or SQL) into a group already holding maxDepth unfinished actions is refused: 429, SQLSTATE 53400. A type limit wins over this one.
+     */
+    put: operations['GroupDepthLimitsController_setGlobal'];
+    post?: never;
+    /** Remove the global maximum group depth */
+    delete: operations['GroupDepthLimitsController_removeGlobal'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/group-depth-limits/types/{type}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /** Set one action type's maximum group depth (applies to enqueues of that type) */
+    put: operations['GroupDepthLimitsController_setForType'];
+    post?: never;
+    /** Remove one action type's maximum group depth */
+    delete: operations['GroupDepthLimitsController_removeForType'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/schedules': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Every recurring action by name, with its next run */
+    get: operations['SchedulesController_list'];
+    put?: never;
+    /**
+     * Create a recurring action
+     * @description Its first tick is the first after now. Each tick enqueues one action, exactly once across every instance; see catchUp for downtime.
+     */
+    post: operations['SchedulesController_create'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/schedules/{name}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One recurring action */
+    get: operations['SchedulesController_get'];
+    put?: never;
+    post?: never;
+    /** Delete a recurring action (its enqueued actions stay) */
+    delete: operations['SchedulesController_remove'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/bulk-operations': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The audit of bulk operations, newest first (100 per page) */
+    get: operations['BulkOperationsController_list'];
+    put?: never;
+    /**
+     * Retry or cancel every action matching a filter (dryRun: count only)
+     * @description Applied in chunks of 500 actions in id order, one transaction each, with the statements of POST /actions/:id/retry and /cancel: a retried group keeps its order. Answered when done, with the audit row (matched, applied).
+     */
+    post: operations['BulkOperationsController_create'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/health': {
     parameters: {
       query?: never;
@@ -958,6 +1074,234 @@ export interface components {
       /** @description Oldest first, empty buckets included */
       buckets: components['schemas']['ActivityBucketDto'][];
     };
+    GroupDepthLimitResponseDto: {
+      /**
+       * @description The action type it applies to; null: the global limit
+       * @example invoice.send
+       */
+      type: string | null;
+      /** @example 1000 */
+      maxDepth: number;
+      /**
+       * Format: date-time
+       * @example 2025-01-01T12:00:00.000Z
+       */
+      updatedAt: string;
+    };
+    GroupDepthLimitsResponseDto: {
+      /** @description The global limit (type null) first, then by type */
+      items: components['schemas']['GroupDepthLimitResponseDto'][];
+    };
+    SetGroupDepthLimitDto: {
+      /**
+       * @description Unfinished actions a group may hold; the next enqueue gets 429
+       * @example 1000
+       */
+      maxDepth: number;
+    };
+    ScheduleResponseDto: {
+      /** @example nightly-report */
+      name: string;
+      /**
+       * @description Cron: 5 fields, or 6 with seconds first
+       * @example 0 30 2 * * *
+       */
+      cron: string;
+      /**
+       * @description IANA time zone the expression is read in (required)
+       * @example Europe/Paris
+       */
+      timeZone: string;
+      /**
+       * @description Action type of each enqueued action
+       * @example report.build
+       */
+      type: string;
+      /**
+       * @example {
+       *       "scope": "all"
+       *     }
+       */
+      payload?: {
+        [key: string]: unknown;
+      };
+      /**
+       * @description Enqueue into this integer group
+       * @example 26
+       */
+      lockId?: string;
+      /**
+       * @description Enqueue into this string group (not with lockId)
+       * @example tenant:42
+       */
+      groupKey?: string;
+      /** @example 5 */
+      maxAttempts?: number;
+      /**
+       * @description After downtime: skip the ticks older than misfireGraceMs (default), or fill the newest catchUpLimit of them
+       * @enum {string}
+       */
+      catchUp?: 'skip' | 'fill';
+      /** @example 1 */
+      catchUpLimit?: number;
+      /**
+       * @description A tick at most this late (ms) is always enqueued
+       * @example 10000
+       */
+      misfireGraceMs?: number;
+      /**
+       * @description code: declared by a handler option; api: created at runtime
+       * @enum {string}
+       */
+      source: 'code' | 'api';
+      /**
+       * Format: date-time
+       * @description The next tick to enqueue
+       * @example 2025-01-01T02:30:00.000Z
+       */
+      nextRunAt: string;
+      /**
+       * Format: date-time
+       * @description The newest tick enqueued
+       * @example null
+       */
+      lastRunAt: string | null;
+      /**
+       * @description Missed ticks dropped by the catch-up policy
+       * @example 0
+       */
+      skippedTicks: number;
+      /** @example null */
+      lastError: string | null;
+      /** Format: date-time */
+      createdAt: string;
+    };
+    SchedulesResponseDto: {
+      items: components['schemas']['ScheduleResponseDto'][];
+    };
+    CreateScheduleDto: {
+      /** @example nightly-report */
+      name: string;
+      /**
+       * @description Cron: 5 fields, or 6 with seconds first
+       * @example 0 30 2 * * *
+       */
+      cron: string;
+      /**
+       * @description IANA time zone the expression is read in (required)
+       * @example Europe/Paris
+       */
+      timeZone: string;
+      /**
+       * @description Action type of each enqueued action
+       * @example report.build
+       */
+      type: string;
+      /**
+       * @example {
+       *       "scope": "all"
+       *     }
+       */
+      payload?: {
+        [key: string]: unknown;
+      };
+      /**
+       * @description Enqueue into this integer group
+       * @example 26
+       */
+      lockId?: string;
+      /**
+       * @description Enqueue into this string group (not with lockId)
+       * @example tenant:42
+       */
+      groupKey?: string;
+      /** @example 5 */
+      maxAttempts?: number;
+      /**
+       * @description After downtime: skip the ticks older than misfireGraceMs (default), or fill the newest catchUpLimit of them
+       * @enum {string}
+       */
+      catchUp?: 'skip' | 'fill';
+      /** @example 1 */
+      catchUpLimit?: number;
+      /**
+       * @description A tick at most this late (ms) is always enqueued
+       * @example 10000
+       */
+      misfireGraceMs?: number;
+    };
+    BulkFilterDto: {
+      /** @example invoice.send */
+      type?: string;
+      /** @example 26 */
+      lockId?: string;
+      /** @example tenant:42 */
+      groupKey?: string;
+      /**
+       * @description retry takes failed actions only; cancel pending, failed and running
+       * @enum {string}
+       */
+      status?: 'pending' | 'running' | 'done' | 'failed' | 'cancelled';
+      /**
+       * @description A substring of lastError (case-sensitive)
+       * @example ECONNREFUSED
+       */
+      errorContains?: string;
+      /**
+       * Format: date-time
+       * @description Created at or after
+       */
+      createdAfter?: string;
+      /**
+       * Format: date-time
+       * @description Created before
+       */
+      createdBefore?: string;
+    };
+    CreateBulkOperationDto: {
+      /** @enum {string} */
+      operation: 'retry' | 'cancel';
+      filter: components['schemas']['BulkFilterDto'];
+      /**
+       * @description Count what would change, change nothing (recorded too)
+       * @default false
+       */
+      dryRun?: boolean;
+    };
+    BulkOperationResponseDto: {
+      /** @example 3 */
+      id: string;
+      /** @enum {string} */
+      operation: 'retry' | 'cancel';
+      dryRun: boolean;
+      filter: {
+        [key: string]: unknown;
+      };
+      /**
+       * @description The API key's id (a hash prefix), 'anonymous' without API_KEY, or 'sql'
+       * @example api-key:1a2b3c4d5e6f
+       */
+      actor: string;
+      /**
+       * @description Actions the filter matched when the operation started
+       * @example 120
+       */
+      matched: number;
+      /**
+       * @description Actions changed (0 for a dry run)
+       * @example 120
+       */
+      applied: number;
+      /** Format: date-time */
+      startedAt: string;
+      /** Format: date-time */
+      finishedAt: string | null;
+      error: string | null;
+    };
+    BulkOperationsResponseDto: {
+      /** @description Newest first */
+      items: components['schemas']['BulkOperationResponseDto'][];
+    };
   };
   responses: never;
   parameters: never;
@@ -1694,6 +2038,566 @@ export interface operations {
            *       "error": "Unauthorized"
            *     }
            */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
+  GroupDepthLimitsController_list: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['GroupDepthLimitsResponseDto'];
+        };
+      };
+      /** @description A field is invalid; `message` names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Only when the API_KEY setting is present: the key is missing or wrong */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "statusCode": 401,
+           *       "message": "API key required: send Authorization: Bearer <key> or x-api-key: <key>",
+           *       "error": "Unauthorized"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
+  GroupDepthLimitsController_setGlobal: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SetGroupDepthLimitDto'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['GroupDepthLimitResponseDto'];
+        };
+      };
+      /** @description A field is invalid; `message` names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Only when the API_KEY setting is present: the key is missing or wrong */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "statusCode": 401,
+           *       "message": "API key required: send Authorization: Bearer <key> or x-api-key: <key>",
+           *       "error": "Unauthorized"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
+  GroupDepthLimitsController_removeGlobal: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Removed */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description A field is invalid; `message` names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Only when the API_KEY setting is present: the key is missing or wrong */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "statusCode": 401,
+           *       "message": "API key required: send Authorization: Bearer <key> or x-api-key: <key>",
+           *       "error": "Unauthorized"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description None was set */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
+  GroupDepthLimitsController_setForType: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        type: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SetGroupDepthLimitDto'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['GroupDepthLimitResponseDto'];
+        };
+      };
+      /** @description A field is invalid; `message` names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Only when the API_KEY setting is present: the key is missing or wrong */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "statusCode": 401,
+           *       "message": "API key required: send Authorization: Bearer <key> or x-api-key: <key>",
+           *       "error": "Unauthorized"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
+  GroupDepthLimitsController_removeForType: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        type: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Removed */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description A field is invalid; `message` names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Only when the API_KEY setting is present: the key is missing or wrong */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "statusCode": 401,
+           *       "message": "API key required: send Authorization: Bearer <key> or x-api-key: <key>",
+           *       "error": "Unauthorized"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description None was set for this type */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
+  SchedulesController_list: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SchedulesResponseDto'];
+        };
+      };
+      /** @description A field is invalid; `message` names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Only when the API_KEY setting is present: the key is missing or wrong */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "statusCode": 401,
+           *       "message": "API key required: send Authorization: Bearer <key> or x-api-key: <key>",
+           *       "error": "Unauthorized"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
+  SchedulesController_create: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateScheduleDto'];
+      };
+    };
+    responses: {
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ScheduleResponseDto'];
+        };
+      };
+      /** @description A field is invalid; `message` names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Only when the API_KEY setting is present: the key is missing or wrong */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "statusCode": 401,
+           *       "message": "API key required: send Authorization: Bearer <key> or x-api-key: <key>",
+           *       "error": "Unauthorized"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description A schedule of that name exists */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
+  SchedulesController_get: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        name: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ScheduleResponseDto'];
+        };
+      };
+      /** @description A field is invalid; `message` names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Only when the API_KEY setting is present: the key is missing or wrong */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "statusCode": 401,
+           *       "message": "API key required: send Authorization: Bearer <key> or x-api-key: <key>",
+           *       "error": "Unauthorized"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
+  SchedulesController_remove: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        name: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description A field is invalid; `message` names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Only when the API_KEY setting is present: the key is missing or wrong */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "statusCode": 401,
+           *       "message": "API key required: send Authorization: Bearer <key> or x-api-key: <key>",
+           *       "error": "Unauthorized"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
+  BulkOperationsController_list: {
+    parameters: {
+      query?: {
+        /** @description Only operations with a smaller id (the last id of the previous page) */
+        before?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BulkOperationsResponseDto'];
+        };
+      };
+      /** @description A field is invalid; `message` names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Only when the API_KEY setting is present: the key is missing or wrong */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "statusCode": 401,
+           *       "message": "API key required: send Authorization: Bearer <key> or x-api-key: <key>",
+           *       "error": "Unauthorized"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
+  BulkOperationsController_create: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateBulkOperationDto'];
+      };
+    };
+    responses: {
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BulkOperationResponseDto'];
+        };
+      };
+      /** @description A field is invalid; `message` names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Only when the API_KEY setting is present: the key is missing or wrong */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "statusCode": 401,
+           *       "message": "API key required: send Authorization: Bearer <key> or x-api-key: <key>",
+           *       "error": "Unauthorized"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description A retry copy met its group's maximum depth; the chunks before it stay applied */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
           'application/json': components['schemas']['ErrorResponseDto'];
         };
       };

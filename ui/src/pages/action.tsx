@@ -121,7 +121,15 @@ export function ActionPage({ id }: { id: string }) {
                       <td class="nowrap">{t.workerId}</td>
                       <td class="nowrap">{formatInstant(t.startedAt)}</td>
                       <td>{formatSpan(t.startedAt, t.finishedAt)}</td>
-                      <td class="error-text">{t.error ?? ''}</td>
+                      <td class="error-text">
+                        {t.error ?? ''}
+                        {t.errorStack && (
+                          <details data-testid="attempt-stack">
+                            <summary>stack</summary>
+                            <pre>{t.errorStack}</pre>
+                          </details>
+                        )}
+                      </td>
                     </tr>
                   ))}
                 </tbody>

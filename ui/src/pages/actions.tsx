@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { Link } from 'wouter-preact';
+import { Link, useLocation } from 'wouter-preact';
 import { apiGet, query } from '../api';
 import type { ActionsPage, ActionStatus } from '../api-types';
 import { ErrorNotice } from '../components/error-notice';
@@ -59,6 +59,37 @@ function FilterForm({ initial, onApply }: { initial: Filters; onApply: (f: Filte
 }
 
 /** Actions: the filtered list in id order, a page of 50 at a time, with the API's cursor. */
+/** Goes to one action by its id. */
+function IdSearch() {
+  const [id, setId] = useState('');
+  const [, navigate] = useLocation();
+  return (
+    <form
+      class="filters"
+      role="search"
+      onSubmit={(event) => {
+        event.preventDefault();
+        if (/^\d+$/.test(id.trim())) navigate(`/actions/${id.trim()}`);
+      }}
+    >
+      <label>
+        Action id
+        <input
+          type="search"
+          name="actionId"
+          inputMode="numeric"
+          placeholder="e.g. 17"
+          value={id}
+          onInput={(e) => setId((e.target as HTMLInputElement).value)}
+        />
+      </label>
+      <button type="submit" data-testid="action-id-search">
+        Open
+      </button>
+    </form>
+  );
+}
+
 export function Actions() {
   const [filters, setFilters] = useState<Filters>({ status: '', type: '', lockId: '', groupKey: '' });
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
@@ -76,6 +107,7 @@ export function Actions() {
   return (
     <section aria-labelledby="actions-title">
       <h2 id="actions-title">Actions</h2>
+      <IdSearch />
       <FilterForm
         initial={filters}
         onApply={(f) => {

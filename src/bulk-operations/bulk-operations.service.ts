@@ -1,0 +1,128 @@
+import { BadRequestException, Inject, Injectable, Logger } from '@nestjs/common';
+import type { Pool } from 'pg';
+import { PG_POOL } from '../database/pg-pool.provider';
+import { SELECT_GROUP_KEY_LOCK_ID_SQL } from '../actions/sql/manage-actions.sql';
+import { groupDepthLimitOfDatabase } from '../group-depth-limits/group-depth-limit.error';
+import { BulkOperationResource, BulkOperationRow, toBulkOperationResource } from './bulk-operation.resource';
+import { BulkFilterDto } from './dto/bulk-operation.dto';
+import {
+  ADD_APPLIED_SQL,
+  CANCEL_CHUNK_SQL,
+  COUNT_MATCHING_SQL,
+  FINISH_BULK_OPERATION_SQL,
+  INSERT_BULK_OPERATION_SQL,
+  LIST_BULK_OPERATIONS_SQL,
+  NEXT_CHUNK_SQL,
+  RETRY_BLOCKED_CHUNK_SQL,
+  RETRY_SKIPPED_CHUNK_SQL,
+} from './sql/bulk-operations.sql';
+
+/**
+ * Actions changed per transaction: each chunk locks at most this many rows
+ * and their groups for one short transaction, so workers and producers wait
+ * milliseconds, never for the whole operation.
+ */
+export const BULK_CHUNK_SIZE = 500;
+
+/** Audit rows per page of GET /bulk-operations. */
+export const BULK_OPERATIONS_PAGE = 100;
+
+/** The statuses each operation accepts. */
+const ACCEPTED_STATUSES: Record<'retry' | 'cancel', string[]> = { retry: ['failed'], cancel: ['pending', 'failed', 'running'] };
+
+/**
+ * Retries or cancels every action matching a filter, with a dry run, in
+ * chunks of {@link BULK_CHUNK_SIZE} taken in id order (one transaction each),
+ * through the same statements as the single-action routes; every operation,
+ * dry runs included, is recorded in action_bulk_operations.
+ */
+@Injectable()
+export class BulkOperationsService {
+  private readonly logger = new Logger(BulkOperationsService.name);
+
+  constructor(@Inject(PG_POOL) private readonly pool: Pool) {}
+
+  /**
+   * Runs one operation and answers its audit row.
+   * @param actor who asked (bulk-actor.ts).
+   * @throws BadRequestException (400) for an empty filter or a status the
+   *   operation does not take; HttpException (429) when a retry copy meets a
+   *   group's maximum depth (the chunks before it stay applied; the audit row says so).
+   */
+  async run(operation: 'retry' | 'cancel', filter: BulkFilterDto, dryRun: boolean, actor: string): Promise<BulkOperationResource> {
+    const params = await this.filterParams(operation, filter);
+    const [{ n }]: { n: string }[] = (await this.pool.query(COUNT_MATCHING_SQL, params)).rows;
+    const [{ id }]: { id: string }[] = (await this.pool.query(INSERT_BULK_OPERATION_SQL, [operation, dryRun, JSON.stringify(filter), actor, n])).rows;
+    if (!dryRun) {
+      try {
+        await this.applyInChunks(operation, params, id);
+        await this.pool.query(FINISH_BULK_OPERATION_SQL, [id, null]);
+      } catch (error) {
+        await this.pool.query(FINISH_BULK_OPERATION_SQL, [id, (error as Error).message]).catch(() => undefined);
+        this.logger.warn(`bulk ${operation} ${id} stopped: ${(error as Error).message}`);
+        throw groupDepthLimitOfDatabase(error) ?? error;
+      }
+    }
+    return this.get(id);
+  }
+
+  /** Audit rows, newest first, {@link BULK_OPERATIONS_PAGE} at most, before id `before` when given. */
+  async list(before?: string): Promise<{ items: BulkOperationResource[] }> {
+    const rows: BulkOperationRow[] = (await this.pool.query(LIST_BULK_OPERATIONS_SQL, [before ?? null, BULK_OPERATIONS_PAGE])).rows;
+    return { items: rows.map(toBulkOperationResource) };
+  }
+
+  private async get(id: string): Promise<BulkOperationResource> {
+    const [row]: BulkOperationRow[] = (await this.pool.query(LIST_BULK_OPERATIONS_SQL, [BigInt(id) + 1n, 1])).rows;
+    return toBulkOperationResource(row);
+  }
+
+  private async applyInChunks(operation: 'retry' | 'cancel', params: unknown[], auditId: string): Promise<void> {
+    let after = '0';
+    for (;;) {
+      const ids: string[] = (await this.pool.query(NEXT_CHUNK_SQL, [...params, after, BULK_CHUNK_SIZE])).rows.map((r: { id: string }) => r.id);
+      if (ids.length === 0) return;
+      after = ids[ids.length - 1];
+      const client = await this.pool.connect();
+      try {
+        await client.query('BEGIN ISOLATION LEVEL READ COMMITTED');
+        let changed = 0;
+        if (operation === 'cancel') {
+          changed = (await client.query(CANCEL_CHUNK_SQL, [ids])).rowCount ?? 0;
+        } else {
+          changed = (await client.query(RETRY_BLOCKED_CHUNK_SQL, [ids])).rowCount ?? 0;
+          changed += (await client.query(RETRY_SKIPPED_CHUNK_SQL, [ids])).rowCount ?? 0;
+        }
+        await client.query(ADD_APPLIED_SQL, [auditId, changed]);
+        await client.query('COMMIT');
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      } finally {
+        client.release();
+      }
+    }
+  }
+
+  /** The parameters of the filter statements (see MATCHES in sql/bulk-operations.sql.ts). */
+  private async filterParams(operation: 'retry' | 'cancel', f: BulkFilterDto): Promise<unknown[]> {
+    const given = Object.values(f).filter((v) => v !== undefined && v !== null);
+    if (given.length === 0)
+      throw new BadRequestException(['filter must name at least one of type, lockId, groupKey, status, errorContains, createdAfter, createdBefore']);
+    if (f.lockId !== undefined && f.groupKey !== undefined) throw new BadRequestException(['filter: give lockId or groupKey, not both']);
+    const accepted = ACCEPTED_STATUSES[operation];
+    if (f.status !== undefined && !accepted.includes(f.status)) {
+      throw new BadRequestException([
+        `filter.status ${f.status} cannot be ${operation === 'retry' ? 'retried' : 'cancelled'}; allowed: ${accepted.join(', ')}`,
+      ]);
+    }
+    let lockId: string | null = f.lockId !== undefined ? BigInt(f.lockId).toString() : null;
+    if (f.groupKey !== undefined) {
+      const { rows } = await this.pool.query<{ lock_id: string }>(SELECT_GROUP_KEY_LOCK_ID_SQL, [f.groupKey]);
+      // A key never used matches nothing: no lock id can be its.
+      lockId = rows[0]?.lock_id ?? null;
+      if (lockId === null) return [[], null, null, null, null, null];
+    }
+    return [f.status !== undefined ? [f.status] : accepted, f.type ?? null, lockId, f.errorContains ?? null, f.createdAfter ?? null, f.createdBefore ?? null];
+  }
+}

@@ -1,0 +1,108 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsIn, IsInt, IsObject, IsOptional, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { IsGroupKey } from '../../actions/dto/group-key.validator';
+import { IsLockId } from '../../actions/dto/lock-id.validator';
+import { OpaqueJson } from '../../http/opaque-json';
+import { MAX_CATCH_UP_LIMIT } from '../schedule-plan';
+
+/** Body of `POST /schedules`. */
+export class CreateScheduleDto {
+  @ApiProperty({ example: 'nightly-report', minLength: 1, maxLength: 200 })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
+  name: string;
+
+  @ApiProperty({ example: '0 30 2 * * *', description: 'Cron: 5 fields, or 6 with seconds first' })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
+  cron: string;
+
+  @ApiProperty({ example: 'Europe/Paris', description: 'IANA time zone the expression is read in (required)' })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(100)
+  timeZone: string;
+
+  @ApiProperty({ example: 'report.build', description: 'Action type of each enqueued action' })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
+  type: string;
+
+  @ApiPropertyOptional({ example: { scope: 'all' }, type: 'object', additionalProperties: true })
+  @IsOptional()
+  @Transform(({ obj }: { obj: { payload?: unknown } }) => obj.payload, { toClassOnly: true })
+  // Never walked by the validation pipe, as an action's payload (create-action.dto.ts).
+  @OpaqueJson()
+  @IsObject({ message: 'payload must be a JSON object' })
+  payload?: Record<string, unknown>;
+
+  @ApiPropertyOptional({ example: '26', type: String, description: 'Enqueue into this integer group' })
+  @IsOptional()
+  @IsLockId(undefined, true)
+  lockId?: string;
+
+  @ApiPropertyOptional({ example: 'tenant:42', description: 'Enqueue into this string group (not with lockId)' })
+  @IsOptional()
+  @IsGroupKey()
+  groupKey?: string;
+
+  @ApiPropertyOptional({ minimum: 1, maximum: 100, example: 5 })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  maxAttempts?: number;
+
+  @ApiPropertyOptional({
+    enum: ['skip', 'fill'],
+    description: 'After downtime: skip the ticks older than misfireGraceMs (default), or fill the newest catchUpLimit of them',
+  })
+  @IsOptional()
+  @IsIn(['skip', 'fill'])
+  catchUp?: 'skip' | 'fill';
+
+  @ApiPropertyOptional({ minimum: 0, maximum: MAX_CATCH_UP_LIMIT, example: 1 })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(MAX_CATCH_UP_LIMIT)
+  catchUpLimit?: number;
+
+  @ApiPropertyOptional({ minimum: 0, maximum: 86_400_000, example: 10_000, description: 'A tick at most this late (ms) is always enqueued' })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(86_400_000)
+  misfireGraceMs?: number;
+}
+
+/** A recurring action as the routes answer it. */
+export class ScheduleResponseDto extends CreateScheduleDto {
+  @ApiProperty({ enum: ['code', 'api'], description: 'code: declared by a handler option; api: created at runtime' })
+  source: string;
+
+  @ApiProperty({ example: '2025-01-01T02:30:00.000Z', format: 'date-time', description: 'The next tick to enqueue' })
+  nextRunAt: string;
+
+  @ApiProperty({ example: null, nullable: true, type: String, format: 'date-time', description: 'The newest tick enqueued' })
+  lastRunAt: string | null;
+
+  @ApiProperty({ example: 0, description: 'Missed ticks dropped by the catch-up policy' })
+  skippedTicks: number;
+
+  @ApiProperty({ example: null, nullable: true, type: String })
+  lastError: string | null;
+
+  @ApiProperty({ format: 'date-time' })
+  createdAt: string;
+}
+
+/** `GET /schedules`. */
+export class SchedulesResponseDto {
+  @ApiProperty({ type: [ScheduleResponseDto] })
+  items: ScheduleResponseDto[];
+}

@@ -1,0 +1,168 @@
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import type { Pool, PoolClient } from 'pg';
+import { Settings } from '../config/settings';
+import { SETTINGS } from '../config/settings.token';
+import { PG_POOL } from '../database/pg-pool.provider';
+import { ActionHandlersRegistry } from '../handlers/action-handlers.registry';
+import { parseCron, planTicks } from './schedule-plan';
+import { SCHEDULE_POLL_INTERVAL_MS, SCHEDULES_PER_ROUND } from './schedule-defaults';
+import { checkSchedule, scheduleValues } from './schedule-input';
+import { ScheduleRow } from './schedule.resource';
+import {
+  ADVANCE_SCHEDULE_SQL,
+  CLAIM_TICK_SQL,
+  DB_NOW_SQL,
+  INSERT_TICK_ACTION_SQL,
+  LOCK_DUE_SCHEDULE_SQL,
+  NEXT_DUE_SQL,
+  RECORD_TICK_SQL,
+  UPSERT_CODE_SCHEDULE_SQL,
+} from './sql/schedules.sql';
+
+/** A schedule whose expression no longer parses (written by SQL) is looked at again after this long (ms). */
+const BROKEN_SCHEDULE_RETRY_MS = 60_000;
+
+/**
+ * Enqueues the due ticks of every recurring action (src/database/sql/036-recurring-actions.up.sql).
+ * On start-up it writes the schedules handlers declare (`recurring` option);
+ * then, never overlapping itself, it takes one due schedule at a time
+ * (FOR UPDATE SKIP LOCKED, so instances share the work), plans its ticks
+ * (schedule-plan.ts, the catch-up policy) and, in the same transaction,
+ * claims each tick's primary key and inserts its action: a tick has exactly
+ * one action across every instance. It sleeps until the nearest tick, at
+ * most SCHEDULE_POLL_INTERVAL_MS, so a schedule created elsewhere is seen
+ * within that time. A plain timer, not @nestjs/schedule: an app embedding
+ * the queue keeps its own scheduler to itself; the cron arithmetic is the
+ * `cron` package's, which @nestjs/schedule uses too.
+ */
+@Injectable()
+export class ScheduleTicker implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(ScheduleTicker.name);
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | null = null;
+  private stopping = false;
+
+  constructor(
+    @Inject(PG_POOL) private readonly pool: Pool,
+    @Inject(SETTINGS) private readonly settings: Settings,
+    private readonly registry: ActionHandlersRegistry,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.writeCodeSchedules();
+    // Like the reaper and retention: background work of the worker instances only.
+    if (this.settings.WORKER_ENABLED) this.wakeIn(0);
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopping = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /**
+   * Writes every schedule the handlers declare. Their cursor survives a
+   * restart when cron and time zone are unchanged, so missed ticks follow the
+   * catch-up policy. A runtime schedule of the same name wins (logged).
+   * @throws Error at start-up naming the handler and the invalid field.
+   */
+  private async writeCodeSchedules(): Promise<void> {
+    const declared = this.registry.types().flatMap((type) => (this.registry.get(type)?.options.recurring ?? []).map((r) => ({ ...r, type })));
+    if (declared.length === 0) return;
+    const [{ db_now }]: { db_now: Date }[] = (await this.pool.query(DB_NOW_SQL)).rows;
+    for (const schedule of declared) {
+      const checked = checkSchedule(schedule);
+      if ('problems' in checked) throw new Error(`Invalid recurring option of handler "${schedule.type}": ${checked.problems.join('; ')}`);
+      const { rowCount } = await this.pool.query(UPSERT_CODE_SCHEDULE_SQL, scheduleValues(checked.params, 'code', db_now));
+      if (rowCount === 0)
+        this.logger.warn(`recurring "${schedule.name}" of handler "${schedule.type}" is not written: a schedule of that name was created at runtime`);
+    }
+  }
+
+  private wakeIn(ms: number): void {
+    if (this.stopping) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.running = this.round()
+        .catch((error: unknown) => {
+          this.logger.warn(`recurring actions: round failed, retried at the next poll: ${(error as Error).message}`);
+          return SCHEDULE_POLL_INTERVAL_MS;
+        })
+        .then((next) => {
+          this.running = null;
+          this.wakeIn(next);
+        });
+    }, ms);
+  }
+
+  /** Handles due schedules; returns the ms until the next round. */
+  async round(): Promise<number> {
+    for (let i = 0; i < SCHEDULES_PER_ROUND && !this.stopping; i++) {
+      if (!(await this.handleOneDue())) break;
+    }
+    const [{ next_tick_at, db_now }]: { next_tick_at: Date | null; db_now: Date }[] = (await this.pool.query(NEXT_DUE_SQL)).rows;
+    if (next_tick_at === null) return SCHEDULE_POLL_INTERVAL_MS;
+    return Math.max(0, Math.min(SCHEDULE_POLL_INTERVAL_MS, next_tick_at.getTime() - db_now.getTime()));
+  }
+
+  /** Locks one due schedule and enqueues its planned ticks; false when none is due. */
+  private async handleOneDue(): Promise<boolean> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN ISOLATION LEVEL READ COMMITTED');
+      const [row]: (ScheduleRow & { db_now: Date })[] = (await client.query(LOCK_DUE_SCHEDULE_SQL)).rows;
+      if (!row) {
+        await client.query('COMMIT');
+        return false;
+      }
+      await this.enqueueDueTicks(client, row);
+      await client.query('COMMIT');
+      return true;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  private async enqueueDueTicks(client: PoolClient, row: ScheduleRow & { db_now: Date }): Promise<void> {
+    let plan;
+    try {
+      plan = planTicks(parseCron(row.cron, row.time_zone), row.next_tick_at, row.db_now, {
+        catchUp: row.catch_up,
+        limit: row.catch_up_limit,
+        misfireGraceMs: row.misfire_grace_ms,
+      });
+    } catch (error) {
+      const retryAt = new Date(row.db_now.getTime() + BROKEN_SCHEDULE_RETRY_MS);
+      await client.query(ADVANCE_SCHEDULE_SQL, [row.name, retryAt, null, 0, `cron or time zone invalid: ${(error as Error).message}`]);
+      return;
+    }
+    let newest: Date | null = null;
+    let lastError: string | null = null;
+    for (const tick of plan.enqueue) {
+      const claimed = (await client.query(CLAIM_TICK_SQL, [row.name, tick])).rowCount === 1;
+      if (!claimed) continue;
+      newest = tick;
+      // A refused insert (maximum group depth, payload limit, a group key in the
+      // reserved range) spends its tick with the error, not the whole round.
+      await client.query('SAVEPOINT tick_action');
+      try {
+        const maxAttempts = row.max_attempts ?? this.settings.DEFAULT_MAX_ATTEMPTS;
+        const [action]: { id: string }[] = (
+          await client.query(INSERT_TICK_ACTION_SQL, [row.lock_id, row.group_key, row.type, JSON.stringify(row.payload), maxAttempts])
+        ).rows;
+        await client.query('RELEASE SAVEPOINT tick_action');
+        await client.query(RECORD_TICK_SQL, [row.name, tick, action.id, null]);
+      } catch (error) {
+        await client.query('ROLLBACK TO SAVEPOINT tick_action');
+        lastError = `tick ${tick.toISOString()}: ${(error as Error).message}`;
+        await client.query(RECORD_TICK_SQL, [row.name, tick, null, lastError]);
+        this.logger.warn(`recurring "${row.name}": ${lastError}`);
+      }
+    }
+    if (plan.skipped > 0) this.logger.warn(`recurring "${row.name}": ${plan.skipped} missed tick(s) skipped by its catch-up policy (${row.catch_up})`);
+    await client.query(ADVANCE_SCHEDULE_SQL, [row.name, plan.next, newest, plan.skipped, lastError]);
+  }
+}

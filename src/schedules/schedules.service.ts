@@ -1,0 +1,58 @@
+import { BadRequestException, ConflictException, Inject, Injectable, NotFoundException } from '@nestjs/common';
+import type { Pool } from 'pg';
+import { PG_POOL } from '../database/pg-pool.provider';
+import { RecurringActionOptions } from './recurring-action-options.interface';
+import { checkSchedule, scheduleValues } from './schedule-input';
+import { ScheduleResource, ScheduleRow, toScheduleResource } from './schedule.resource';
+import { DB_NOW_SQL, DELETE_SCHEDULE_SQL, INSERT_SCHEDULE_SQL, LIST_SCHEDULES_SQL, SELECT_SCHEDULE_SQL } from './sql/schedules.sql';
+
+/** Upper bound of schedules listed at once: they are configuration, not data; far more is a mistake. */
+export const MAX_SCHEDULES_LISTED = 1_000;
+
+/**
+ * Creates, lists and deletes recurring actions at runtime. Any instance's
+ * ticker (schedule-ticker.service.ts) picks a new schedule up within its poll.
+ */
+@Injectable()
+export class SchedulesService {
+  constructor(@Inject(PG_POOL) private readonly pool: Pool) {}
+
+  /** Every schedule by name, each with its next run (at most {@link MAX_SCHEDULES_LISTED}). */
+  async list(): Promise<{ items: ScheduleResource[] }> {
+    const rows: ScheduleRow[] = (await this.pool.query(`${LIST_SCHEDULES_SQL} LIMIT ${MAX_SCHEDULES_LISTED}`)).rows;
+    return { items: rows.map(toScheduleResource) };
+  }
+
+  /**
+   * One schedule.
+   * @throws NotFoundException (404).
+   */
+  async get(name: string): Promise<ScheduleResource> {
+    const [row]: ScheduleRow[] = (await this.pool.query(SELECT_SCHEDULE_SQL, [name])).rows;
+    if (!row) throw new NotFoundException(`schedule "${name}" not found`);
+    return toScheduleResource(row);
+  }
+
+  /**
+   * Creates a schedule whose first tick is the first after now (database clock).
+   * @throws BadRequestException (400) naming each invalid field; ConflictException (409) when the name is taken.
+   */
+  async create(input: RecurringActionOptions & { type: string }): Promise<ScheduleResource> {
+    const checked = checkSchedule(input);
+    if ('problems' in checked) throw new BadRequestException(checked.problems);
+    const [{ db_now }]: { db_now: Date }[] = (await this.pool.query(DB_NOW_SQL)).rows;
+    const [row]: ScheduleRow[] = (await this.pool.query(INSERT_SCHEDULE_SQL, scheduleValues(checked.params, 'api', db_now))).rows;
+    if (!row) throw new ConflictException(`name: a schedule named "${input.name}" exists; delete it first`);
+    return toScheduleResource(row);
+  }
+
+  /**
+   * Deletes a schedule; its past ticks stay recorded (a schedule created again
+   * under the name never enqueues a tick twice).
+   * @throws NotFoundException (404).
+   */
+  async remove(name: string): Promise<void> {
+    const { rowCount } = await this.pool.query(DELETE_SCHEDULE_SQL, [name]);
+    if (rowCount === 0) throw new NotFoundException(`schedule "${name}" not found`);
+  }
+}
