@@ -2,7 +2,7 @@ import { BadRequestException, Inject, Injectable, Logger } from '@nestjs/common'
 import type { Pool } from 'pg';
 import { PG_POOL } from '../database/pg-pool.provider';
 import { SELECT_GROUP_KEY_LOCK_ID_SQL } from '../actions/sql/manage-actions.sql';
-import { groupDepthLimitOfDatabase } from '../group-depth-limits/group-depth-limit.error';
+import { groupDepthLimitOfDatabase } from '../actions/group-depth-limit.error';
 import { BulkOperationResource, BulkOperationRow, toBulkOperationResource } from './bulk-operation.resource';
 import { BulkFilterDto } from './dto/bulk-operation.dto';
 import {

@@ -1,5 +1,5 @@
 import type { ResourceLimits } from 'node:worker_threads';
-import type { RecurringActionOptions } from '../schedules/recurring-action-options.interface';
+import type { RecurringActionOptions } from './recurring-action-options.interface';
 
 /**
  * Options of a handler, given to {@link ActionHandler}.

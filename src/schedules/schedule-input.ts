@@ -1,6 +1,6 @@
 import { enqueueLockIdProblem } from '../actions/dto/lock-id.validator';
 import { groupKeyProblem } from '../actions/dto/group-key.validator';
-import { RecurringActionOptions } from './recurring-action-options.interface';
+import { RecurringActionOptions } from '../handlers/recurring-action-options.interface';
 import { MAX_CATCH_UP_LIMIT, nextTick, parseCron } from './schedule-plan';
 import { DEFAULT_CATCH_UP_LIMIT, DEFAULT_MISFIRE_GRACE_MS } from './schedule-defaults';
 

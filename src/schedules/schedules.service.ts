@@ -1,7 +1,7 @@
 import { BadRequestException, ConflictException, Inject, Injectable, NotFoundException } from '@nestjs/common';
 import type { Pool } from 'pg';
 import { PG_POOL } from '../database/pg-pool.provider';
-import { RecurringActionOptions } from './recurring-action-options.interface';
+import { RecurringActionOptions } from '../handlers/recurring-action-options.interface';
 import { checkSchedule, scheduleValues } from './schedule-input';
 import { ScheduleResource, ScheduleRow, toScheduleResource } from './schedule.resource';
 import { DB_NOW_SQL, DELETE_SCHEDULE_SQL, INSERT_SCHEDULE_SQL, LIST_SCHEDULES_SQL, SELECT_SCHEDULE_SQL } from './sql/schedules.sql';

@@ -1,4 +1,4 @@
-import { groupDepthLimitOfDatabase } from '../../group-depth-limits/group-depth-limit.error';
+import { groupDepthLimitOfDatabase } from '../group-depth-limit.error';
 import { ConflictException, Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { Settings } from '../../config/settings';

@@ -1,4 +1,4 @@
-import { groupDepthLimitOfDatabase } from '../../group-depth-limits/group-depth-limit.error';
+import { groupDepthLimitOfDatabase } from '../group-depth-limit.error';
 import { BadRequestException, ConflictException, Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { Settings } from '../../config/settings';
