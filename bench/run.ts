@@ -382,7 +382,7 @@ function meanPgbenchCost(a: PgbenchCost | undefined, b: PgbenchCost | undefined)
   return { ...a, tps: (a.tps + b.tps) / 2, databaseCpuUs: (a.databaseCpuUs + b.databaseCpuUs) / 2 };
 }
 
-/** Targets of the machine-independent figures (issue 22): wide CPU per action within one pgbench -N transaction, commits per action. */
+/** Targets of the machine-independent figures: wide CPU per action within one pgbench -N transaction, commits per action. */
 function addCostTargets(wide: ScenarioResult, pgbench: PgbenchCost | undefined): void {
   if (!wide.cost || !pgbench) return;
   const cpu = wide.cost.databaseCpuUs + wide.cost.serviceCpuUs;
