@@ -92,8 +92,8 @@ export interface CostPerAction {
 export class CpuMeter {
   private readonly samples: Sample[] = [];
   private readonly lastByPid = new Map<number, number>();
-  private servicePid: number | null = null;
-  private lastServiceUs = 0;
+  /** Service processes watched, with their last CPU reading (a process that exited keeps its last). */
+  private readonly serviceUs = new Map<number, number>();
   private running = true;
   private loop: Promise<void> = Promise.resolve();
   private ownTransactions = 0;
@@ -117,9 +117,9 @@ export class CpuMeter {
     return meter;
   }
 
-  /** The service process to sample from now on. */
+  /** A service process to sample from now on (several: their sum). */
   watchService(pid: number): void {
-    this.servicePid = pid;
+    this.serviceUs.set(pid, processCpuUs(pid) ?? 0);
   }
 
   /**
@@ -187,10 +187,15 @@ export class CpuMeter {
         const us = processCpuUs(pid);
         if (us !== null) this.lastByPid.set(pid, us);
       }
-      if (this.servicePid !== null) this.lastServiceUs = processCpuUs(this.servicePid) ?? this.lastServiceUs;
+      let serviceUs = 0;
+      for (const [pid, last] of this.serviceUs) {
+        const us = processCpuUs(pid) ?? last;
+        this.serviceUs.set(pid, us);
+        serviceUs += us;
+      }
       let databaseUs = 0;
       for (const us of this.lastByPid.values()) databaseUs += us;
-      this.samples.push({ atMs: Date.now(), databaseUs, serviceUs: this.lastServiceUs });
+      this.samples.push({ atMs: Date.now(), databaseUs, serviceUs });
       await sleep(SAMPLE_INTERVAL_MS);
     }
   }

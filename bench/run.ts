@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { CLAIM_ACTIONS_SQL, claimSelectionSql } from '../src/queue/sql/claim-actions.sql';
 import { AdminReadResult, adminReadsScenario } from './admin-reads';
+import { herdScenario, INSTANCES } from './idle-herd';
 import { COST_TABLE_HEADER, CostPerAction, CpuMeter, formatCost, PgbenchCost, pgbenchSimpleUpdateCost } from './cpu-per-action';
 import { createMigratedDatabase, dropDatabase, enqueueSql, withClient, Workload } from './bench-database';
 import { checkTrace, formatTraceReport, ServiceProcess, startServiceProcess, TraceReport } from '../src/testing';
@@ -426,6 +427,28 @@ async function runCostOnly(): Promise<void> {
   process.exitCode = targets.every((t) => t.pass) && scenarios.every((r) => r.verdict?.ok) ? 0 : 1;
 }
 
+/** `--only=herd`: one instance and then eight, a trickle of actions (bench/idle-herd.ts). */
+async function runHerdOnly(): Promise<void> {
+  const one = await herdScenario(1, {});
+  const herd = await herdScenario(INSTANCES, {});
+  log(`service: ${process.env.BENCH_SERVICE_ENTRY || 'this build'}`);
+  log(
+    `${'instances'.padEnd(10)} ${'claims/action'.padStart(14)} ${'commits/action'.padStart(15)} ${'db µs'.padStart(8)} ${'svc µs'.padStart(8)} ${'total µs'.padStart(9)} ${'median ms'.padStart(10)}`,
+  );
+  for (const r of [one, herd]) {
+    const total = r.cost.databaseCpuUs + r.cost.serviceCpuUs;
+    log(
+      `${String(r.instances).padEnd(10)} ${r.claimsPerAction.toFixed(2).padStart(14)} ${r.cost.commits.toFixed(2).padStart(15)} ${r.cost.databaseCpuUs.toFixed(0).padStart(8)} ${r.cost.serviceCpuUs.toFixed(0).padStart(8)} ${total.toFixed(0).padStart(9)} ${r.medianMs.toFixed(2).padStart(10)}`,
+    );
+  }
+  const ratio = (herd.cost.databaseCpuUs + herd.cost.serviceCpuUs) / (one.cost.databaseCpuUs + one.cost.serviceCpuUs);
+  addTarget(`${INSTANCES} idle instances, trickle: claim statements per action <= 1.5`, herd.claimsPerAction, '<= 1.5', herd.claimsPerAction <= 1.5);
+  addTarget(`${INSTANCES} instances: CPU per action <= 1.5 x one instance`, ratio, '<= 1.5', ratio <= 1.5);
+  for (const t of targets) log(`  ${t.pass ? 'PASS' : 'FAIL'}  ${t.name}: measured ${t.measured}, target ${t.target}`);
+  writeFileSync('bench-results.json', JSON.stringify({ mode: 'herd', herd: [one, herd], targets }, null, 2));
+  process.exitCode = targets.every((t) => t.pass) ? 0 : 1;
+}
+
 /** The machine-independent figures: CPU, commits and hot calls per action beside pgbench -N's transaction. */
 function logCosts(scenarios: ScenarioResult[], pgbench: PgbenchCost | undefined): void {
   if (!pgbench) return log('\nCPU per action: not measured (pgbench missing)');
@@ -448,7 +471,8 @@ async function main(): Promise<void> {
     return;
   }
   if (only === 'cost') return runCostOnly();
-  if (only !== undefined) throw new Error(`--only=${only}: the scenarios that run alone are admin-reads and cost`);
+  if (only === 'herd') return runHerdOnly();
+  if (only !== undefined) throw new Error(`--only=${only}: the scenarios that run alone are admin-reads, cost and herd`);
   // The baseline brackets the processing scenarios: on a shared machine the
   // speed drifts within a run, so the ratios use the mean of both readings and
   // the drift is printed next to them.
