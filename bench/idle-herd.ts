@@ -62,7 +62,7 @@ export async function herdScenario(instances: number, env: Record<string, string
       for (let i = 0; i < instances; i++) {
         const svc = await startServiceProcess({
           entry: process.env.BENCH_SERVICE_ENTRY || undefined,
-          env: { LOG_LEVEL: 'warn', DEMO_HANDLERS: 'true', WORKER_CONCURRENCY: '16', DB_POOL_SIZE: '4', ...env, DATABASE_URL: url },
+          env: { LOG_LEVEL: 'warn', DEMO_HANDLERS: 'true', WORKER_CONCURRENCY: '16', DB_POOL_SIZE: '2', ...env, DATABASE_URL: url },
         });
         services.push(svc);
         meter.watchService(svc.child.pid!);
