@@ -6,6 +6,8 @@ import { Client } from 'pg';
 import { CLAIM_ACTIONS_SQL } from '../src/queue/sql/claim-actions.sql';
 import { claimSelectionSql } from './claim-selection';
 import { AdminReadResult, adminReadsScenario } from './admin-reads';
+import { herdScenario, INSTANCES } from './idle-herd';
+import { COST_TABLE_HEADER, CostPerAction, CpuMeter, formatCost, PgbenchCost, pgbenchSimpleUpdateCost } from './cpu-per-action';
 import { createMigratedDatabase, dropDatabase, enqueueSql, withClient, Workload } from './bench-database';
 import { checkTrace, formatTraceReport, ServiceProcess, startServiceProcess, TraceReport } from '../src/testing';
 import { sleep } from '../src/sleep';
@@ -37,6 +39,8 @@ interface ScenarioResult {
   peakRssMb: number;
   verdict?: TraceReport;
   note?: string;
+  /** CPU, commits and function calls per action (bench/cpu-per-action.ts). */
+  cost?: CostPerAction;
 }
 interface Target {
   name: string;
@@ -90,7 +94,7 @@ async function loopTps(url: string, clients: number): Promise<{ tps: number; too
   return { tps: count / PGBENCH_SECONDS, tool: 'node loop of single-row UPDATE transactions (pgbench missing)' };
 }
 
-async function baseline(): Promise<{ one: number; sixteen: number; tool: string }> {
+async function baseline(): Promise<{ one: number; sixteen: number; tool: string; simpleUpdate?: PgbenchCost }> {
   const name = dbName('pgbench');
   const url = await createMigratedDatabase(name);
   try {
@@ -107,7 +111,8 @@ async function baseline(): Promise<{ one: number; sixteen: number; tool: string 
     const run = (clients: number) => (hasPgbench ? Promise.resolve(pgbenchTps(url, clients)) : loopTps(url, clients));
     const one = await run(1);
     const sixteen = await run(16);
-    return { one: one.tps, sixteen: sixteen.tps, tool: one.tool };
+    const simpleUpdate = hasPgbench ? await pgbenchSimpleUpdateCost(url, PGBENCH_SECONDS) : undefined;
+    return { one: one.tps, sixteen: sixteen.tps, tool: one.tool, simpleUpdate };
   } finally {
     await dropDatabase(name);
   }
@@ -117,10 +122,18 @@ async function baseline(): Promise<{ one: number; sixteen: number; tool: string 
  * The service for one scenario, as its own process, with its memory sampled.
  * It runs with the same V8 flag as `npm start` (a larger young generation);
  * BENCH_NODE_ARGS replaces it, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
+ * BENCH_SERVICE_ENTRY runs another build (e.g. an older commit's
+ * dist/src/main.js), to alternate old and new code in one session.
  */
-function startBenchService(databaseUrl: string, env: Record<string, string>): Promise<ServiceProcess> {
+function startBenchService(databaseUrl: string, env: Record<string, string>, healthyWithinMs?: number): Promise<ServiceProcess> {
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '--max-semi-space-size=32').split(' ').filter(Boolean);
-  return startServiceProcess({ env: { LOG_LEVEL: 'warn', DEMO_HANDLERS: 'true', ...env, DATABASE_URL: databaseUrl }, nodeArgs, sampleRss: true });
+  return startServiceProcess({
+    entry: process.env.BENCH_SERVICE_ENTRY || undefined,
+    env: { LOG_LEVEL: 'warn', DEMO_HANDLERS: 'true', ...env, DATABASE_URL: databaseUrl },
+    nodeArgs,
+    sampleRss: true,
+    healthyWithinMs,
+  });
 }
 
 /** Enqueues the workloads up front, starts the service, waits for all to finish, checks the trace. */
@@ -133,32 +146,39 @@ export async function processingScenario(name: string, workloads: Workload[], me
       await c.query('ANALYZE actions');
       return workloads.reduce((n, w) => n + w.count, 0);
     });
-    const svc = await startBenchService(url, SERVICE_ENV);
+    const meter = await CpuMeter.start(url);
+    // Not waiting for health here: the meter must see the process before it starts working.
+    const svc = await startBenchService(url, SERVICE_ENV, 0);
     try {
-      await withClient(url, async (c) => {
-        for (;;) {
-          const { rows } = await c.query(`SELECT count(*)::int AS n FROM actions WHERE status IN ('pending', 'running')`);
-          if (rows[0].n === 0) break;
-          await sleep(100);
-        }
-      });
+      meter.watchService(svc.child.pid!);
+      await svc.healthy();
+      for (;;) {
+        const rows = await meter.query<{ n: number }>(`SELECT count(*)::int AS n FROM actions WHERE status IN ('pending', 'running')`);
+        if (rows[0].n === 0) break;
+        await sleep(100);
+      }
     } finally {
       await svc.stop();
+      await meter.stop();
     }
     return await withClient(url, async (c) => {
       const filter = measureLockFilter ? `WHERE ${measureLockFilter}` : '';
       const { rows } = await c.query(
-        `SELECT count(DISTINCT action_id)::int AS n, extract(epoch FROM max(finished_at) - min(started_at))::float8 AS s FROM action_attempts ${filter}`,
+        `SELECT count(DISTINCT action_id)::int AS n, extract(epoch FROM max(finished_at) - min(started_at))::float8 AS s,
+                extract(epoch FROM min(started_at))::float8 * 1000 AS from_ms, extract(epoch FROM max(finished_at))::float8 * 1000 AS to_ms
+         FROM action_attempts ${filter}`,
       );
       const verdict = await checkTrace(c);
       const seconds = rows[0].s;
+      const actions = measureLockFilter ? rows[0].n : total;
       return {
         name,
-        actions: measureLockFilter ? rows[0].n : total,
+        actions,
         seconds,
         actionsPerSecond: rows[0].n / seconds,
         peakRssMb: svc.peakRss() / 2 ** 20,
         verdict,
+        cost: await meter.costPerAction(total, rows[0].from_ms, rows[0].to_ms),
       };
     });
   } finally {
@@ -361,6 +381,89 @@ function logAdminReads(reads: AdminReadResult[]): void {
     log(`  ${r.route.padEnd(40)} ${r.smallMs.toFixed(2).padStart(16)} ${r.largeMs.toFixed(2).padStart(19)} ${r.ratio.toFixed(2).padStart(7)}`);
 }
 
+/** pgbench -N's cost per transaction, the mean of two runs (before and after the scenarios). */
+function meanPgbenchCost(a: PgbenchCost | undefined, b: PgbenchCost | undefined): PgbenchCost | undefined {
+  if (!a || !b) return a ?? b;
+  return { ...a, tps: (a.tps + b.tps) / 2, databaseCpuUs: (a.databaseCpuUs + b.databaseCpuUs) / 2 };
+}
+
+/** Targets of the machine-independent figures: wide CPU per action within one pgbench -N transaction, commits per action. */
+function addCostTargets(wide: ScenarioResult, pgbench: PgbenchCost | undefined): void {
+  if (!wide.cost || !pgbench) return;
+  const cpu = wide.cost.databaseCpuUs + wide.cost.serviceCpuUs;
+  addTarget(
+    'wide: database + service CPU per action <= 1.0 x pgbench -N transaction (µs)',
+    cpu,
+    `<= ${pgbench.databaseCpuUs.toFixed(1)}`,
+    cpu <= pgbench.databaseCpuUs,
+  );
+  addTarget('wide: commits per action <= 0.05 (512 slots)', wide.cost.commits, '<= 0.05', wide.cost.commits <= 0.05);
+}
+
+/**
+ * `--only=cost`: the machine-independent figures alone (about a minute with
+ * --quick): pgbench -N, the wide, ungrouped and deep-group scenarios, pgbench -N again.
+ */
+async function runCostOnly(): Promise<void> {
+  const pgbench = async () => {
+    const name = dbName('pgbench_n');
+    const url = await createMigratedDatabase(name);
+    try {
+      execFileSync('pgbench', ['-i', '-s', '1', '-q', url], { stdio: 'ignore' });
+      return await pgbenchSimpleUpdateCost(url, PGBENCH_SECONDS);
+    } finally {
+      await dropDatabase(name);
+    }
+  };
+  const before = await pgbench();
+  const wide = await processingScenario('wide: 20 000 actions, 2 000 groups of 10', [{ count: 20_000, lockExpr: 'i % 2000' }]);
+  const ungrouped = await processingScenario('ungrouped: 20 000 actions, no lockId', [{ count: 20_000, lockExpr: 'NULL::bigint' }]);
+  const deep = await processingScenario('single deep group: 5 000 actions', [{ count: 5_000, lockExpr: '0' }]);
+  const after = await pgbench();
+  const cost = meanPgbenchCost(before, after)!;
+  const scenarios = [wide, ungrouped, deep];
+  for (const r of scenarios) log(`${r.name}: ${r.actionsPerSecond.toFixed(0)} actions/s, trace ${r.verdict?.ok ? 'ok' : 'BAD'}`);
+  log(`pgbench -N, 1 client: ${before.tps.toFixed(0)} / ${after.tps.toFixed(0)} tps (before / after)`);
+  logCosts(scenarios, cost);
+  addCostTargets(wide, cost);
+  for (const t of targets) log(`  ${t.pass ? 'PASS' : 'FAIL'}  ${t.name}: measured ${t.measured}, target ${t.target}`);
+  writeFileSync('bench-results.json', JSON.stringify({ mode: 'cost', pgbenchSimpleUpdate: { before, after }, scenarios, targets }, null, 2));
+  process.exitCode = targets.every((t) => t.pass) && scenarios.every((r) => r.verdict?.ok) ? 0 : 1;
+}
+
+/** `--only=herd`: one instance and then eight, a trickle of actions (bench/idle-herd.ts). */
+async function runHerdOnly(): Promise<void> {
+  const one = await herdScenario(1, {});
+  const herd = await herdScenario(INSTANCES, {});
+  log(`service: ${process.env.BENCH_SERVICE_ENTRY || 'this build'}`);
+  log(
+    `${'instances'.padEnd(10)} ${'claims/action'.padStart(14)} ${'commits/action'.padStart(15)} ${'db µs'.padStart(8)} ${'svc µs'.padStart(8)} ${'total µs'.padStart(9)} ${'median ms'.padStart(10)}`,
+  );
+  for (const r of [one, herd]) {
+    const total = r.cost.databaseCpuUs + r.cost.serviceCpuUs;
+    log(
+      `${String(r.instances).padEnd(10)} ${r.claimsPerAction.toFixed(2).padStart(14)} ${r.cost.commits.toFixed(2).padStart(15)} ${r.cost.databaseCpuUs.toFixed(0).padStart(8)} ${r.cost.serviceCpuUs.toFixed(0).padStart(8)} ${total.toFixed(0).padStart(9)} ${r.medianMs.toFixed(2).padStart(10)}`,
+    );
+  }
+  const ratio = (herd.cost.databaseCpuUs + herd.cost.serviceCpuUs) / (one.cost.databaseCpuUs + one.cost.serviceCpuUs);
+  addTarget(`${INSTANCES} idle instances, trickle: claim statements per action <= 1.5`, herd.claimsPerAction, '<= 1.5', herd.claimsPerAction <= 1.5);
+  addTarget(`${INSTANCES} instances: CPU per action <= 1.5 x one instance`, ratio, '<= 1.5', ratio <= 1.5);
+  for (const t of targets) log(`  ${t.pass ? 'PASS' : 'FAIL'}  ${t.name}: measured ${t.measured}, target ${t.target}`);
+  writeFileSync('bench-results.json', JSON.stringify({ mode: 'herd', herd: [one, herd], targets }, null, 2));
+  process.exitCode = targets.every((t) => t.pass) ? 0 : 1;
+}
+
+/** The machine-independent figures: CPU, commits and hot calls per action beside pgbench -N's transaction. */
+function logCosts(scenarios: ScenarioResult[], pgbench: PgbenchCost | undefined): void {
+  if (!pgbench) return log('\nCPU per action: not measured (pgbench missing)');
+  log('');
+  log(
+    `CPU per action (µs; database: the service's backends; × pgb-N: database + service over one pgbench -N transaction's backend CPU, ${pgbench.databaseCpuUs.toFixed(1)} µs at ${pgbench.tps.toFixed(0)} tps, 1 commit, ${pgbench.statements} statements):`,
+  );
+  log(COST_TABLE_HEADER);
+  for (const r of scenarios) if (r.cost) log(formatCost(r.name, r.cost, pgbench.databaseCpuUs));
+}
+
 async function main(): Promise<void> {
   log(`Ordered action queue benchmark (${quick ? 'quick' : 'full'}) on ${process.platform}, node ${process.version}`);
   if (only === 'admin-reads') {
@@ -371,7 +474,9 @@ async function main(): Promise<void> {
     process.exitCode = targets.every((t) => t.pass) ? 0 : 1;
     return;
   }
-  if (only !== undefined) throw new Error(`--only=${only}: the only scenario that runs alone is admin-reads`);
+  if (only === 'cost') return runCostOnly();
+  if (only === 'herd') return runHerdOnly();
+  if (only !== undefined) throw new Error(`--only=${only}: the scenarios that run alone are admin-reads, cost and herd`);
   // The baseline brackets the processing scenarios: on a shared machine the
   // speed drifts within a run, so the ratios use the mean of both readings and
   // the drift is printed next to them.
@@ -439,6 +544,7 @@ async function main(): Promise<void> {
     '>= 50000',
     scale.insertRowsPerSec >= 50_000 && scale.headsOk,
   );
+  addCostTargets(wide, meanPgbenchCost(before.simpleUpdate, after.simpleUpdate));
   const allOrdered = results.every((r) => !r.verdict || r.verdict.ok);
   addTarget('order checker: zero violations in every run', allOrdered ? 0 : 1, '0', allOrdered);
 
@@ -452,6 +558,7 @@ async function main(): Promise<void> {
       `${r.name.padEnd(52)} ${String(r.actions).padStart(8)} ${r.seconds.toFixed(2).padStart(9)} ${r.actionsPerSecond.toFixed(0).padStart(11)} ${(r.ratioToBaseline ?? 0).toFixed(2).padStart(7)}   ${lat.padEnd(18)} ${r.peakRssMb.toFixed(0).padStart(6)}  ${v}`,
     );
   }
+  logCosts(results, meanPgbenchCost(before.simpleUpdate, after.simpleUpdate));
   log('');
   log(`Claim statement median: ${scale.small.toFixed(3)} ms at 10 000 pending, ${scale.large.toFixed(3)} ms at 1 000 000 pending (half in one group)`);
   log(`SQL INSERT ... SELECT of 100 000 rows into 1 000 groups: ${scale.insertRowsPerSec.toFixed(0)} rows/s, one head per group: ${scale.headsOk}`);

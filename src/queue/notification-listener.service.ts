@@ -23,8 +23,12 @@ const STOP_TIMEOUT_MS = 1_000;
 
 /** What the listener calls on notifications. */
 export interface NotificationHandlers {
-  /** A head may have become claimable; also called once after each (re)connect, as is `onSuspectDue`. */
-  onWake: () => void;
+  /**
+   * A head may have become claimable (`payload`: the notification's, '' from
+   * the triggers); also called once after each (re)connect, with no payload,
+   * as is `onSuspectDue`.
+   */
+  onWake: (payload?: string) => void;
   /** A suspect (quarantined) head became claimable: the SuspectRunner should ask at once. */
   onSuspectDue?: () => void;
   /** Cancellation of running action `actionId` was requested (the holder should look at once). */
@@ -54,6 +58,11 @@ export class NotificationListener {
   connected = false;
 
   constructor(@Inject(WAKE_UP_PLAN) private readonly plan: WakeUpPlan) {}
+
+  /** The LISTEN connection while it is up, for statements that belong to its session (WakeLeadership's lock), else null. */
+  get session(): Client | null {
+    return this.connected ? this.client : null;
+  }
 
   /** Starts listening; see {@link NotificationHandlers}. */
   start(handlers: NotificationHandlers): void {
@@ -87,7 +96,7 @@ export class NotificationListener {
     client.on('notification', (message) => {
       if (message.channel === ACTIONS_CANCEL_CHANNEL) onCancelRequested?.(message.payload ?? '');
       else if (message.payload === SUSPECT_DUE_PAYLOAD && onSuspectDue) onSuspectDue();
-      else onWake();
+      else onWake(message.payload ?? '');
     });
     const lost = (reason: string) => {
       if (this.client !== client) return;

@@ -20,6 +20,7 @@ import { NotificationListener } from './notification-listener.service';
 import { ReaperService } from './reaper.service';
 import { SuspectRunner } from './suspect-runner.service';
 import { WorkerMetrics } from './worker-metrics';
+import { WakeLeadership } from './wake-leadership';
 import { WorkerService } from './worker.service';
 import { WorkerSlots } from './worker-slots';
 
@@ -50,6 +51,7 @@ import { WorkerSlots } from './worker-slots';
       useFactory: (settings: Settings, databaseUrl: string) => planWakeUp(settings, databaseUrl),
     },
     NotificationListener,
+    WakeLeadership,
     SuspectRunner,
     WorkerService,
     ReaperService,

@@ -9,6 +9,7 @@ import { DueTimer } from './due-timer';
 import { LeaseKeeper } from './lease-keeper.service';
 import { NotificationListener } from './notification-listener.service';
 import { WAKE_UP_PLAN, WakeUpPlan } from './wake-up-plan';
+import { FOLLOWER_PROBE_DELAY_MS, RELAYED_WAKE_PAYLOAD, respondToWake, WakeLeadership } from './wake-leadership';
 import { LeasedActionRow } from './sql/leased-action.sql';
 import { RunningSuspect, SuspectRunner } from './suspect-runner.service';
 import { WorkerSlots } from './worker-slots';
@@ -25,6 +26,11 @@ export const CLAIM_ERROR_PAUSE_MS = 500;
  *   poll every WORKER_POLL_INTERVAL_MS (the safety net); behind a transaction
  *   pooler with no LISTEN connection, by a short poll instead (WakeUpPlan). Claim rounds never
  *   overlap: a request during one asks for one more round.
+ * - A notification makes one instance claim, not all (WakeLeadership,
+ *   respondToWake): the leader of this set of types, and instances already
+ *   working; an idle one looks FOLLOWER_PROBE_DELAY_MS later with one probe.
+ *   A leader without room relays the wake-up to all. While the LISTEN
+ *   connection is up, the poll of an idle instance is that one probe.
  * - What a finishing statement takes for this worker (hand-offs, claims) is
  *   executed at once, without a claim of its own.
  * - Poison detection: each poll, each notification that a suspect head became
@@ -46,6 +52,10 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
   private readonly dueTimer = new DueTimer(() => this.requestClaim('wake'));
   /** For the next scheduled suspect: only the SuspectRunner claims one. */
   private readonly suspectDueTimer = new DueTimer(() => this.suspectMayBeDue());
+  /** A non-leading instance's late look after a notification (one at a time). */
+  private followerProbeTimer: NodeJS.Timeout | undefined;
+  /** The leader owes a relay if this claim round runs out of room (the notification announced more than it could take). */
+  private relayOwed = false;
   /** Last time the loop ran a claim round or had no room to (ms since epoch), for health. */
   lastClaimAt = 0;
 
@@ -58,6 +68,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     private readonly listener: NotificationListener,
     private readonly suspects: SuspectRunner,
     @Inject(WAKE_UP_PLAN) private readonly wakeUp: WakeUpPlan,
+    private readonly leadership: WakeLeadership,
   ) {}
 
   /** Whether the worker loop runs in this instance. */
@@ -80,7 +91,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     this.started = true;
     this.pollTimer = setInterval(() => this.onPoll(), this.settings.WORKER_POLL_INTERVAL_MS);
     this.listener.start({
-      onWake: () => this.requestClaim('wake'),
+      onWake: (payload) => this.onWakeNotice(payload),
       onSuspectDue: () => this.suspectMayBeDue(),
       onCancelRequested: (actionId) => this.leases.cancelRequested(actionId),
     });
@@ -96,6 +107,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     this.slots.pause('stopping');
     clearInterval(this.pollTimer);
     clearInterval(this.shortPollTimer);
+    clearTimeout(this.followerProbeTimer);
     this.dueTimer.cancel();
     this.suspectDueTimer.cancel();
     this.logger.log(`Shutting down${signal ? ` (${signal})` : ''}: no new claims; ${this.executor.activeAttempts} running`);
@@ -131,7 +143,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     do {
       this.claimAgain = false;
       const grant = this.slots.reserve();
-      if (grant.slots === 0) return;
+      if (grant.slots === 0) return this.relayIfOwed();
       try {
         const { rows, sentAt } = await this.claimer.claim(grant.slots);
         this.slots.settle(grant, rows.length, grant.slots);
@@ -139,6 +151,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
         this.dispatch(rows, sentAt);
         if (rows.length === grant.slots) this.claimAgain = true;
         else {
+          this.relayOwed = false;
           // Slots are left: a suspect that became due while this round held them (its timer, its notification) takes one now.
           this.runSuspect();
           await this.armDueTimer();
@@ -167,7 +180,61 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     }
   }
 
+  /** A wake-up notification (payload undefined: the LISTEN connection (re)connected). */
+  private onWakeNotice(payload: string | undefined): void {
+    if (!this.started || this.slots.isPaused('stopping')) return;
+    const leads = this.leadership.leads;
+    const response = respondToWake({ payload, leads, idle: this.slots.idle });
+    if (response === 'probe-now') return void this.probe();
+    if (response === 'probe-later') return this.probeLater();
+    if (leads && payload !== undefined && payload !== RELAYED_WAKE_PAYLOAD) this.relayOwed = true;
+    this.requestClaim('wake');
+  }
+
+  /** The leader had no room for what a notification announced: every instance should look. */
+  private relayIfOwed(): void {
+    if (!this.relayOwed) return;
+    this.relayOwed = false;
+    this.leadership.relay();
+  }
+
+  private probeLater(): void {
+    if (this.followerProbeTimer !== undefined) return;
+    const delay = FOLLOWER_PROBE_DELAY_MS * (1 + Math.random());
+    this.followerProbeTimer = setTimeout(() => {
+      this.followerProbeTimer = undefined;
+      void this.probe();
+    }, delay);
+    this.followerProbeTimer.unref();
+  }
+
+  /**
+   * The idle instance's look: one probe (which also takes a free leadership);
+   * claims or runs a suspect only if it found one. Without a LISTEN
+   * connection, or when the probe fails, claims as before (the claim reports
+   * its own failure).
+   */
+  private async probe(): Promise<void> {
+    let found: { ready: boolean; suspectReady: boolean } | null;
+    try {
+      found = await this.leadership.probe();
+    } catch {
+      found = null;
+    }
+    if (!this.started || this.slots.isPaused('stopping')) return;
+    if (found === null) return this.pollByClaim();
+    this.lastClaimAt = Date.now();
+    if (found.suspectReady) this.suspectMayBeDue();
+    if (found.ready) this.requestClaim('wake');
+  }
+
   private onPoll(): void {
+    // An instance that is working claims as its slots free; one that is idle only probes.
+    if (this.leadership.leads || (this.slots.idle && this.listener.connected)) return void this.probe();
+    this.pollByClaim();
+  }
+
+  private pollByClaim(): void {
     this.suspects.markMaybeDue();
     // First: a claim round reserves every free slot while it runs.
     this.runSuspect();
