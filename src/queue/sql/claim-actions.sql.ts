@@ -4,8 +4,8 @@ import { SQL_MIGRATIONS_DIR } from '../../database/migrations/sql-file-migration
 import { leasedActionColumns } from './leased-action.sql';
 
 /**
- * The claim: `aq_claim_actions` (src/database/sql/006-worker-claim.up.sql,
- * where its reasoning is). Parameters: `$1::text` worker id, `$2::text[]`
+ * The claim: `aq_claim_actions` (src/database/sql/023-claim-frontier.up.sql,
+ * where its reasoning is; first written in 006-worker-claim.up.sql). Parameters: `$1::text` worker id, `$2::text[]`
  * types this worker runs, `$3::int[]` their handlers' maxAttempts caps (null:
  * none), `$4::int` how many (free slots), `$5::int` lease (ms), `$6::boolean`
  * claim one suspect (quarantined) head instead. Returns LeasedActionRow rows.
@@ -38,16 +38,23 @@ FROM (SELECT (SELECT a.run_at FROM actions AS a
               ORDER BY a.run_at, a.id LIMIT 1) AS run_at) AS s`,
 };
 
+/** The migration that holds the claim's current row selection, between its `<claim>` markers. */
+export const CLAIM_SELECTION_MIGRATION = '023-claim-frontier.up.sql';
+
 /**
  * The claim's row selection, read from between the `<claim>` markers of
- * 006-worker-claim.up.sql (its one home), with the function's parameters
- * written `$1::text[]` (p_types) and `$2::int` (p_limit): for EXPLAIN in the
- * tests and the benchmark. It locks rows (FOR UPDATE): run it in a
- * transaction that is rolled back.
+ * {@link CLAIM_SELECTION_MIGRATION} (its one home), with the function's
+ * parameters written `$1::text[]` (p_types) and `$2::int` (p_limit), and the
+ * connection's floor as `'-infinity'` (a sweep: the walk from the start of the
+ * index): for EXPLAIN in the tests and the benchmark. It locks rows (FOR
+ * UPDATE): run it in a transaction that is rolled back.
  */
 export function claimSelectionSql(): string {
-  const text = readFileSync(join(SQL_MIGRATIONS_DIR, '006-worker-claim.up.sql'), 'utf8');
+  const text = readFileSync(join(SQL_MIGRATIONS_DIR, CLAIM_SELECTION_MIGRATION), 'utf8');
   const section = /-- <claim>\n([\s\S]*?)-- <\/claim>/.exec(text);
-  if (!section) throw new Error('006-worker-claim.up.sql has no <claim> section');
-  return section[1].replace(/\bp_types\b/g, '$1::text[]').replace(/\bp_limit\b/g, '$2::int');
+  if (!section) throw new Error(`${CLAIM_SELECTION_MIGRATION} has no <claim> section`);
+  return section[1]
+    .replace(/\bp_types\b/g, '$1::text[]')
+    .replace(/\bp_limit\b/g, '$2::int')
+    .replace(/\bv_floor\b/g, "'-infinity'::timestamptz");
 }
