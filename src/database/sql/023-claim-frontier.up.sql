@@ -153,9 +153,8 @@ BEGIN
     ), p_worker, p_lease_ms, p_types, p_caps);
     RETURN;
   END IF;
-  -- pg_sequence_last_value reads the sequence's one value under its buffer
-  -- lock; a SELECT of the sequence relation took 9 ms (median) under a held
-  -- horizon in the probe above. NULL until the first bump.
+  -- The sequence's one value, read without a snapshot or a row version (NULL
+  -- until the first bump).
   v_late := coalesce(pg_sequence_last_value('actions_late_heads_seq'), 0);
   IF v_state[1] = v_key THEN
     v_floor := v_state[2]::timestamptz;
