@@ -8,6 +8,7 @@ import { claimSelectionSql } from './claim-selection';
 import { AdminReadResult, adminReadsScenario } from './admin-reads';
 import { herdScenario, INSTANCES } from './idle-herd';
 import { COST_TABLE_HEADER, CostPerAction, CpuMeter, formatCost, PgbenchCost, pgbenchSimpleUpdateCost } from './cpu-per-action';
+import { pressureMain } from './mvcc-pressure';
 import { createMigratedDatabase, dropDatabase, enqueueSql, withClient, Workload } from './bench-database';
 import { checkTrace, formatTraceReport, ServiceProcess, startServiceProcess, TraceReport } from '../src/testing';
 import { sleep } from '../src/sleep';
@@ -20,7 +21,8 @@ import { sleep } from '../src/sleep';
  * handler with durationMs 0), checks order and overlaps from the trace for
  * every run, and prints a table plus bench-results.json with a `targets`
  * array. Figures are only meaningful as ratios to the baseline of the same run.
- * `--only=admin-reads` runs only the admin reads scenario (bench/admin-reads.ts).
+ * `--only=admin-reads` runs only the admin reads scenario (bench/admin-reads.ts);
+ * `--pressure` only the MVCC pressure scenarios (bench/mvcc-pressure.ts).
  */
 
 const quick = process.argv.includes('--quick');
@@ -466,6 +468,12 @@ function logCosts(scenarios: ScenarioResult[], pgbench: PgbenchCost | undefined)
 
 async function main(): Promise<void> {
   log(`Ordered action queue benchmark (${quick ? 'quick' : 'full'}) on ${process.platform}, node ${process.version}`);
+  if (process.argv.includes('--pressure')) {
+    const phases = await pressureMain(process.argv, log);
+    // The bar: >= 95 % of the offered rate, pickup p99 <= 1 s, no action done twice.
+    process.exitCode = phases.every((p) => p.completedRatio >= 0.95 && p.claimP99Ms <= 1000 && p.traceOk) ? 0 : 1;
+    return;
+  }
   if (only === 'admin-reads') {
     const reads = await runAdminReads();
     logAdminReads(reads);

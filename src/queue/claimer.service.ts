@@ -21,7 +21,7 @@ export interface Claimed {
 
 /**
  * Runs the claim statements (CLAIM_ACTIONS_SQL; the reasoning is in
- * src/database/sql/006-worker-claim.up.sql) for the types this worker has
+ * src/database/sql/023-claim-frontier.up.sql, first 006) for the types this worker has
  * handlers for, each one short transaction with a client-side timeout.
  */
 @Injectable()

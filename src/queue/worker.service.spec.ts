@@ -6,6 +6,7 @@ import { LeaseKeeper } from './lease-keeper.service';
 import { NotificationListener } from './notification-listener.service';
 import { LeasedActionRow } from './sql/leased-action.sql';
 import { SuspectRunner } from './suspect-runner.service';
+import { WakeLeadership } from './wake-leadership';
 import { WakeUpPlan } from './wake-up-plan';
 import { CLAIM_ERROR_PAUSE_MS, WorkerService } from './worker.service';
 import { WorkerSlots } from './worker-slots';
@@ -60,7 +61,9 @@ function loopWith(nextDue: { waitMs: number | null; suspectWaitMs: number | null
   const listener = { start: () => undefined, stop: async () => undefined } as unknown as NotificationListener;
   const suspects = { markMaybeDue: () => undefined, runOne: () => null, runningSuspect: null } as unknown as SuspectRunner;
   const wakeUp: WakeUpPlan = { listenUrl: null, shortPollMs: null, warning: null } as unknown as WakeUpPlan;
-  const worker = new WorkerService(settings, slots, claimer, executor, leases, listener, suspects, wakeUp);
+  // No LISTEN leadership (no connection to lead on): every wake-up and poll claims, as without one.
+  const leadership = { leads: false, probe: async () => null, relay: () => undefined } as unknown as WakeLeadership;
+  const worker = new WorkerService(settings, slots, claimer, executor, leases, listener, suspects, wakeUp, leadership);
   return { worker, slots, claims, nextDueAsked: () => nextDueAsked };
 }
 

@@ -585,10 +585,43 @@ CREATE OR REPLACE FUNCTION public.aq_claim_actions(p_worker text, p_types text[]
  RETURNS SETOF aq_leased_action
  LANGUAGE plpgsql
  SET plan_cache_mode TO 'force_generic_plan'
+ SET enable_seqscan TO 'off'
+ SET enable_bitmapscan TO 'off'
  SET search_path TO 'public'
 AS $function$
+DECLARE
+  -- A head committed up to this long after its run_at is still above every
+  -- floor (a producer's ordinary transaction, a finish that promoted it); the
+  -- dead entries of this long of claims are what each claim walks.
+  c_floor_slack    CONSTANT interval := interval '1 second';
+  -- A sweep at least this often per connection (rows skipped while locked);
+  -- the custom setting aq.claim_sweep_interval_ms overrides it (tests set it
+  -- high to see that the other triggers of a sweep suffice).
+  c_sweep_interval CONSTANT double precision :=
+    coalesce(nullif(current_setting('aq.claim_sweep_interval_ms', true), ''), '1000')::double precision / 1000;
+  -- A connection sweeps again only after this many times its last sweep's
+  -- duration: at most 1 % of its time goes to walking a dead prefix ...
+  c_sweep_cost_factor CONSTANT double precision := 100.0;
+  -- ... unless that sweep took less than this (s): with no dead prefix a sweep
+  -- costs what a claim did before 023, and a late head is not kept waiting.
+  c_sweep_free_cost CONSTANT double precision := 0.002;
+  -- Session state, one custom setting: types key | floor | last sweep's end
+  -- (epoch s) | its duration (s) | actions_late_heads_seq value it saw.
+  v_state   text[] := string_to_array(current_setting('aq.claim_frontier', true), '|');
+  v_key     text := md5(p_types::text);
+  v_late    bigint;
+  v_floor   timestamptz := '-infinity';
+  v_swept   double precision := 0;
+  v_cost    double precision := 0;
+  v_seen    bigint := -1;
+  v_clock   double precision := extract(epoch FROM clock_timestamp());
+  v_may_sweep boolean;
+  v_sweeping  boolean;
+  v_ids     bigint[];
+  v_first   timestamptz;
 BEGIN
   IF p_quarantined THEN
+    -- Suspects are few and claimed one at a time (actions_quarantined_idx).
     RETURN QUERY SELECT * FROM aq_lease_actions(ARRAY(
       SELECT a.id FROM actions AS a
       WHERE a.is_head AND a.status = 'pending' AND a.quarantined AND a.run_at <= now() AND a.type = ANY(p_types)
@@ -598,15 +631,49 @@ BEGIN
     ), p_worker, p_lease_ms, p_types, p_caps);
     RETURN;
   END IF;
-  RETURN QUERY SELECT * FROM aq_lease_actions(ARRAY(
-    -- <claim>
-    SELECT a.id FROM actions AS a
-    WHERE a.is_head AND a.status = 'pending' AND NOT a.quarantined AND a.run_at <= now() AND a.type = ANY(p_types)
-    ORDER BY a.run_at, a.id
-    LIMIT p_limit
-    FOR UPDATE SKIP LOCKED
-    -- </claim>
-  ), p_worker, p_lease_ms, p_types, p_caps);
+  -- The sequence's one value, read without a snapshot or a row version (NULL
+  -- until the first bump).
+  v_late := coalesce(pg_sequence_last_value('actions_late_heads_seq'), 0);
+  IF v_state[1] = v_key THEN
+    v_floor := v_state[2]::timestamptz;
+    v_swept := v_state[3]::double precision;
+    v_cost := v_state[4]::double precision;
+    v_seen := v_state[5]::bigint;
+  END IF;
+  v_may_sweep := v_cost < c_sweep_free_cost OR v_clock - v_swept >= c_sweep_cost_factor * v_cost;
+  IF v_may_sweep AND (v_seen <> v_late OR v_clock - v_swept >= c_sweep_interval) THEN
+    v_floor := '-infinity';
+  END IF;
+  LOOP
+    v_sweeping := v_floor = '-infinity';
+    SELECT coalesce(array_agg(c.id ORDER BY c.run_at, c.id), '{}'), min(c.run_at) INTO v_ids, v_first FROM (
+      -- <claim>
+      SELECT a.id, a.run_at FROM actions AS a
+      WHERE a.is_head AND a.status = 'pending' AND NOT a.quarantined AND a.run_at <= now() AND a.run_at >= v_floor
+        AND a.type = ANY(p_types)
+      ORDER BY a.run_at, a.id
+      LIMIT p_limit
+      FOR UPDATE SKIP LOCKED
+      -- </claim>
+    ) AS c;
+    IF v_sweeping THEN
+      v_cost := extract(epoch FROM clock_timestamp()) - v_clock;
+      v_swept := extract(epoch FROM clock_timestamp());
+      v_seen := v_late;
+    END IF;
+    -- Nothing above the floor: maybe a head committed long after its run_at.
+    EXIT WHEN cardinality(v_ids) > 0 OR v_sweeping OR NOT v_may_sweep;
+    v_floor := '-infinity';
+  END LOOP;
+  -- Every head of these types from the floor up to the first one taken was
+  -- taken or locked by another claim: the floor moves up to it (less the
+  -- slack); a claim that did not fill p_limit saw every due head it could take.
+  v_floor := greatest(v_floor, CASE WHEN cardinality(v_ids) < p_limit THEN now() ELSE v_first END - c_floor_slack);
+  -- Session-wide (is_local false), undone if this transaction rolls back.
+  PERFORM set_config('aq.claim_frontier', concat_ws('|', v_key, v_floor::text, v_swept::text, v_cost::text, v_seen::text), false);
+  IF cardinality(v_ids) > 0 THEN
+    RETURN QUERY SELECT * FROM aq_lease_actions(v_ids, p_worker, p_lease_ms, p_types, p_caps);
+  END IF;
 END $function$
 ;
 
@@ -688,6 +755,7 @@ CREATE OR REPLACE FUNCTION public.aq_finish_attempts(p_worker text, p_ids bigint
  LANGUAGE plpgsql
  SET plan_cache_mode TO 'force_generic_plan'
  SET search_path TO 'public'
+ SET enable_seqscan TO 'off'
 AS $function$
 #variable_conflict use_column
 DECLARE
@@ -866,6 +934,17 @@ CREATE OR REPLACE FUNCTION public.aq_loss_charge(p_quarantined boolean, p_unchar
  IMMUTABLE PARALLEL SAFE
  SET search_path TO 'public'
 AS $function$ SELECT CASE WHEN p_quarantined THEN 1 + p_uncharged_losses ELSE 0 END $function$
+;
+
+CREATE OR REPLACE FUNCTION public.aq_note_late_head()
+ RETURNS trigger
+ LANGUAGE plpgsql
+ SET search_path TO 'public'
+AS $function$
+BEGIN
+  PERFORM nextval('actions_late_heads_seq');
+  RETURN NULL;
+END $function$
 ;
 
 CREATE OR REPLACE FUNCTION public.aq_promote_groups(p_groups bigint[], p_after bigint[])
@@ -1085,9 +1164,13 @@ CREATE TRIGGER actions_after_delete_release AFTER DELETE ON public.actions REFER
 
 CREATE TRIGGER actions_after_insert_head AFTER INSERT ON public.actions FOR EACH ROW WHEN ((new.is_head AND (new.lock_id IS NOT NULL))) EXECUTE FUNCTION aq_actions_after_insert_head();
 
+CREATE TRIGGER actions_after_insert_late_head AFTER INSERT ON public.actions FOR EACH ROW WHEN ((new.is_head AND (new.run_at < now()))) EXECUTE FUNCTION aq_note_late_head();
+
 CREATE TRIGGER actions_after_insert_wake AFTER INSERT ON public.actions FOR EACH STATEMENT EXECUTE FUNCTION aq_actions_after_insert_wake();
 
 CREATE TRIGGER actions_after_truncate AFTER TRUNCATE ON public.actions FOR EACH STATEMENT EXECUTE FUNCTION aq_actions_after_truncate();
+
+CREATE TRIGGER actions_after_update_late_head AFTER UPDATE OF status, run_at, is_head, quarantined ON public.actions FOR EACH ROW WHEN (((new.status = 'pending'::text) AND new.is_head AND (NOT new.quarantined) AND (new.run_at < now()) AND ((old.status <> 'pending'::text) OR (NOT old.is_head) OR (old.run_at IS DISTINCT FROM new.run_at) OR (old.quarantined IS DISTINCT FROM new.quarantined)))) EXECUTE FUNCTION aq_note_late_head();
 
 CREATE TRIGGER actions_after_update_release AFTER UPDATE ON public.actions REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION aq_actions_after_release();
 

@@ -1,8 +1,8 @@
 import { leasedActionColumns } from './leased-action.sql';
 
 /**
- * The claim: `aq_claim_actions` (src/database/sql/006-worker-claim.up.sql,
- * where its reasoning is). Parameters: `$1::text` worker id, `$2::text[]`
+ * The claim: `aq_claim_actions` (src/database/sql/023-claim-frontier.up.sql,
+ * where its reasoning is; first written in 006-worker-claim.up.sql). Parameters: `$1::text` worker id, `$2::text[]`
  * types this worker runs, `$3::int[]` their handlers' maxAttempts caps (null:
  * none), `$4::int` how many (free slots), `$5::int` lease (ms), `$6::boolean`
  * claim one suspect (quarantined) head instead. Returns LeasedActionRow rows.
