@@ -11,12 +11,7 @@ import { WORKER_ID } from '../queue/worker-id.token';
 import { RetentionModule } from '../retention/retention.module';
 import { SchedulesModule } from '../schedules/schedules.module';
 import { ACTION_QUEUE_OPTIONS } from './action-queue.constants';
-import {
-  ActionQueueModuleAsyncOptions,
-  ActionQueueModuleOptions,
-  ActionQueueModuleRootOptions,
-  ActionQueueRoutesOptions,
-} from './action-queue-options.interface';
+import { ActionQueueModuleAsyncOptions, ActionQueueModuleOptions, ActionQueueModuleRootOptions } from './action-queue-options.interface';
 import { ResolvedRoutes, resolveRoutes, routeModules } from './action-queue-routes';
 import { settingsFromOptions } from './action-queue-settings';
 
