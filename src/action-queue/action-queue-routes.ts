@@ -5,6 +5,7 @@ import { DASHBOARD_PATH } from '../dashboard/dashboard-assets';
 import { DashboardModule } from '../dashboard/dashboard.module';
 import { ActionQueueDocsModule } from '../docs/action-queue-docs.module';
 import { DOCS_PATH } from '../docs/openapi';
+import { FlowControlHttpModule } from '../flow-control/flow-control-http.module';
 import { HealthModule } from '../health/health.module';
 import { MetricsEndpointModule } from '../metrics-endpoint/metrics-endpoint.module';
 import { ActionQueueRoutesOptions } from './action-queue-options.interface';
@@ -39,7 +40,7 @@ export function resolveRoutes(routes: boolean | ActionQueueRoutesOptions | undef
 export function routeModules(routes: ResolvedRoutes | null): Array<Type<unknown> | DynamicModule> {
   if (!routes) return [];
   const modules: Type<unknown>[] = [
-    ...(routes.actions ? [ActionsHttpModule] : []),
+    ...(routes.actions ? [ActionsHttpModule, FlowControlHttpModule] : []),
     ...(routes.health ? [HealthModule] : []),
     ...(routes.metrics ? [MetricsEndpointModule] : []),
   ];

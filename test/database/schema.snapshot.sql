@@ -39,6 +39,16 @@ TABLE action_groups (
   created_at timestamp with time zone NOT NULL DEFAULT now()
 );
 
+TABLE action_pauses (
+  id bigint NOT NULL,
+  scope text NOT NULL,
+  type text,
+  lock_id bigint,
+  reason text,
+  created_at timestamp with time zone NOT NULL DEFAULT now(),
+  until timestamp with time zone
+);
+
 TABLE actions (
   id bigint NOT NULL,
   lock_id bigint,
@@ -76,7 +86,7 @@ CONSTRAINT action_activity_rollup_single_row ON action_activity_rollup CHECK ((i
 
 CONSTRAINT action_attempts_action_fk ON action_attempts FOREIGN KEY (action_id) REFERENCES actions(id) ON DELETE CASCADE;
 
-CONSTRAINT action_attempts_outcome_valid ON action_attempts CHECK ((outcome = ANY (ARRAY['done'::text, 'error'::text, 'timeout'::text, 'cancelled'::text, 'lease_expired'::text, 'released'::text])));
+CONSTRAINT action_attempts_outcome_valid ON action_attempts CHECK ((outcome = ANY (ARRAY['done'::text, 'error'::text, 'timeout'::text, 'cancelled'::text, 'lease_expired'::text, 'released'::text, 'backed_off'::text])));
 
 CONSTRAINT action_attempts_pkey ON action_attempts PRIMARY KEY (action_id, attempt);
 
@@ -89,6 +99,14 @@ CONSTRAINT action_group_keys_lock_id_uq ON action_group_keys UNIQUE (lock_id);
 CONSTRAINT action_group_keys_pkey ON action_group_keys PRIMARY KEY (group_key);
 
 CONSTRAINT action_groups_pkey ON action_groups PRIMARY KEY (lock_id);
+
+CONSTRAINT action_pauses_pkey ON action_pauses PRIMARY KEY (id);
+
+CONSTRAINT action_pauses_reason_length ON action_pauses CHECK ((octet_length(reason) <= 1000));
+
+CONSTRAINT action_pauses_scope_valid ON action_pauses CHECK ((scope = ANY (ARRAY['queue'::text, 'type'::text, 'group'::text])));
+
+CONSTRAINT action_pauses_target_matches_scope ON action_pauses CHECK ((((scope = 'queue'::text) AND (type IS NULL) AND (lock_id IS NULL)) OR ((scope = 'type'::text) AND (type IS NOT NULL) AND (lock_id IS NULL)) OR ((scope = 'group'::text) AND (type IS NULL) AND (lock_id IS NOT NULL))));
 
 CONSTRAINT actions_attempts_in_range ON actions CHECK (((attempts >= 0) AND ((charged_attempts >= 0) AND (charged_attempts <= attempts))));
 
@@ -141,6 +159,14 @@ CREATE UNIQUE INDEX action_group_keys_lock_id_uq ON public.action_group_keys USI
 CREATE UNIQUE INDEX action_group_keys_pkey ON public.action_group_keys USING btree (group_key);
 
 CREATE UNIQUE INDEX action_groups_pkey ON public.action_groups USING btree (lock_id);
+
+CREATE UNIQUE INDEX action_pauses_group_key ON public.action_pauses USING btree (lock_id) WHERE (scope = 'group'::text);
+
+CREATE UNIQUE INDEX action_pauses_pkey ON public.action_pauses USING btree (id);
+
+CREATE UNIQUE INDEX action_pauses_queue_key ON public.action_pauses USING btree (scope) WHERE (scope = 'queue'::text);
+
+CREATE UNIQUE INDEX action_pauses_type_key ON public.action_pauses USING btree (type) WHERE (scope = 'type'::text);
 
 CREATE UNIQUE INDEX actions_idempotency_key_uq ON public.actions USING btree (idempotency_key) WHERE (idempotency_key IS NOT NULL);
 
@@ -208,6 +234,17 @@ BEGIN
       USING ERRCODE = '55006',
             HINT = 'TRUNCATE actions first, then action_group_keys (a TRUNCATE naming both checks before either is emptied).';
   END IF;
+  RETURN NULL;
+END $function$
+;
+
+CREATE OR REPLACE FUNCTION public.aq_action_pauses_after_change_wake()
+ RETURNS trigger
+ LANGUAGE plpgsql
+ SET search_path TO 'public'
+AS $function$
+BEGIN
+  PERFORM aq_wake_workers();
   RETURN NULL;
 END $function$
 ;
@@ -457,24 +494,33 @@ CREATE OR REPLACE FUNCTION public.aq_claim_actions(p_worker text, p_types text[]
  SET plan_cache_mode TO 'force_generic_plan'
  SET search_path TO 'public'
 AS $function$
+DECLARE
+  v_types text[] := aq_flow_claimable_types(p_types); -- flow control: paused types and queue
 BEGIN
+  IF cardinality(v_types) = 0 THEN -- flow control: nothing may be claimed
+    RETURN;
+  END IF;
   IF p_quarantined THEN
     RETURN QUERY SELECT * FROM aq_lease_actions(ARRAY(
       SELECT a.id FROM actions AS a
-      WHERE a.is_head AND a.status = 'pending' AND a.quarantined AND a.run_at <= now() AND a.type = ANY(p_types)
+      WHERE a.is_head AND a.status = 'pending' AND a.quarantined AND a.run_at <= now() AND a.type = ANY(v_types)
+        AND NOT EXISTS (SELECT 1 FROM action_pauses AS p -- flow control: paused groups
+                        WHERE p.scope = 'group' AND p.lock_id = a.lock_id AND (p.until IS NULL OR p.until > now()))
       ORDER BY a.run_at, a.id
       LIMIT 1
-      FOR UPDATE SKIP LOCKED
+      FOR UPDATE OF a SKIP LOCKED
     ), p_worker, p_lease_ms, p_types, p_caps);
     RETURN;
   END IF;
   RETURN QUERY SELECT * FROM aq_lease_actions(ARRAY(
     -- <claim>
     SELECT a.id FROM actions AS a
-    WHERE a.is_head AND a.status = 'pending' AND NOT a.quarantined AND a.run_at <= now() AND a.type = ANY(p_types)
+    WHERE a.is_head AND a.status = 'pending' AND NOT a.quarantined AND a.run_at <= now() AND a.type = ANY(v_types)
+      AND NOT EXISTS (SELECT 1 FROM action_pauses AS p -- flow control: paused groups
+                      WHERE p.scope = 'group' AND p.lock_id = a.lock_id AND (p.until IS NULL OR p.until > now()))
     ORDER BY a.run_at, a.id
     LIMIT p_limit
-    FOR UPDATE SKIP LOCKED
+    FOR UPDATE OF a SKIP LOCKED
     -- </claim>
   ), p_worker, p_lease_ms, p_types, p_caps);
 END $function$
@@ -655,6 +701,23 @@ BEGIN
 END $function$
 ;
 
+CREATE OR REPLACE FUNCTION public.aq_flow_claimable_types(p_types text[])
+ RETURNS text[]
+ LANGUAGE sql
+ STABLE
+ SET search_path TO 'public'
+AS $function$
+  SELECT CASE
+    WHEN EXISTS (SELECT 1 FROM action_pauses AS p
+                 WHERE p.scope = 'queue' AND (p.until IS NULL OR p.until > now())) THEN '{}'::text[]
+    ELSE ARRAY(SELECT t.type FROM unnest(p_types) WITH ORDINALITY AS t(type, n)
+               WHERE NOT EXISTS (SELECT 1 FROM action_pauses AS p
+                                 WHERE p.scope = 'type' AND p.type = t.type AND (p.until IS NULL OR p.until > now()))
+               ORDER BY t.n)
+  END
+$function$
+;
+
 CREATE OR REPLACE FUNCTION public.aq_holds_group(status text, on_failure text)
  RETURNS boolean
  LANGUAGE sql
@@ -691,6 +754,8 @@ CREATE OR REPLACE FUNCTION public.aq_lease_actions(p_ids bigint[], p_worker text
  LANGUAGE plpgsql
  SET search_path TO 'public'
 AS $function$
+DECLARE
+  v_types text[] := aq_flow_claimable_types(p_types); -- flow control: paused types and queue
 BEGIN
   RETURN QUERY
   UPDATE actions AS a
@@ -705,8 +770,11 @@ BEGIN
   FROM unnest(p_types, p_caps) AS t(type, cap)
   WHERE a.id = ANY(p_ids)
     AND a.type = t.type
+    AND t.type = ANY(v_types) -- flow control
     AND a.status = 'pending'
     AND a.run_at <= now()
+    AND NOT EXISTS (SELECT 1 FROM action_pauses AS p -- flow control: paused groups
+                    WHERE p.scope = 'group' AND p.lock_id = a.lock_id AND (p.until IS NULL OR p.until > now()))
   RETURNING a.id, a.lock_id, a.type, a.payload, a.attempts, a.charged_attempts, a.max_attempts,
             a.on_failure, a.run_at, a.created_at, a.idempotency_key, a.quarantined, a.lease_expires_at;
 END $function$
@@ -736,6 +804,65 @@ CREATE OR REPLACE FUNCTION public.aq_loss_charge(p_quarantined boolean, p_unchar
  IMMUTABLE PARALLEL SAFE
  SET search_path TO 'public'
 AS $function$ SELECT CASE WHEN p_quarantined THEN 1 + p_uncharged_losses ELSE 0 END $function$
+;
+
+CREATE OR REPLACE FUNCTION public.aq_pause(p_scope text, p_type text, p_lock_id bigint, p_reason text DEFAULT NULL::text, p_for_ms bigint DEFAULT NULL::bigint)
+ RETURNS action_pauses
+ LANGUAGE plpgsql
+ SET search_path TO 'public'
+AS $function$
+DECLARE
+  v_until timestamptz := CASE WHEN p_for_ms IS NULL THEN NULL ELSE now() + p_for_ms * interval '1 millisecond' END;
+  v_row   action_pauses;
+BEGIN
+  IF p_for_ms IS NOT NULL AND p_for_ms <= 0 THEN
+    RAISE EXCEPTION 'actions: a timed pause needs p_for_ms > 0 (got %)', p_for_ms USING ERRCODE = '22023';
+  END IF;
+  -- Expired timed pauses of this scope are garbage: drop them so a new pause starts afresh.
+  DELETE FROM action_pauses WHERE scope = p_scope AND until IS NOT NULL AND until <= now();
+  INSERT INTO action_pauses AS p (scope, type, lock_id, reason, until)
+  VALUES (p_scope, p_type, p_lock_id, p_reason, v_until)
+  ON CONFLICT DO NOTHING
+  RETURNING * INTO v_row;
+  IF v_row.id IS NULL THEN
+    UPDATE action_pauses AS p
+    SET reason = coalesce(p_reason, p.reason),
+        until  = CASE WHEN p.until IS NULL OR v_until IS NULL THEN NULL ELSE greatest(p.until, v_until) END
+    WHERE p.scope = p_scope AND p.type IS NOT DISTINCT FROM p_type AND p.lock_id IS NOT DISTINCT FROM p_lock_id
+    RETURNING * INTO v_row;
+  END IF;
+  RETURN v_row;
+EXCEPTION WHEN check_violation THEN
+  RAISE EXCEPTION 'actions: cannot pause scope % (type %, lock_id %): %', p_scope, p_type, p_lock_id, SQLERRM USING ERRCODE = '22023';
+END $function$
+;
+
+CREATE OR REPLACE FUNCTION public.aq_pause_group(p_lock_id bigint, p_reason text DEFAULT NULL::text)
+ RETURNS action_pauses
+ LANGUAGE sql
+ SET search_path TO 'public'
+AS $function$ SELECT aq_pause('group', NULL, p_lock_id, p_reason) $function$
+;
+
+CREATE OR REPLACE FUNCTION public.aq_pause_group_key(p_key text, p_reason text DEFAULT NULL::text)
+ RETURNS action_pauses
+ LANGUAGE sql
+ SET search_path TO 'public'
+AS $function$ SELECT aq_pause('group', NULL, aq_intern_group_key(p_key), p_reason) $function$
+;
+
+CREATE OR REPLACE FUNCTION public.aq_pause_queue(p_reason text DEFAULT NULL::text)
+ RETURNS action_pauses
+ LANGUAGE sql
+ SET search_path TO 'public'
+AS $function$ SELECT aq_pause('queue', NULL, NULL, p_reason) $function$
+;
+
+CREATE OR REPLACE FUNCTION public.aq_pause_type(p_type text, p_reason text DEFAULT NULL::text, p_for_ms bigint DEFAULT NULL::bigint)
+ RETURNS action_pauses
+ LANGUAGE sql
+ SET search_path TO 'public'
+AS $function$ SELECT aq_pause('type', p_type, NULL, p_reason, p_for_ms) $function$
 ;
 
 CREATE OR REPLACE FUNCTION public.aq_promote_groups(p_groups bigint[], p_after bigint[])
@@ -875,6 +1002,50 @@ BEGIN
 END $function$
 ;
 
+CREATE OR REPLACE FUNCTION public.aq_resume(p_scope text, p_type text, p_lock_id bigint)
+ RETURNS boolean
+ LANGUAGE sql
+ SET search_path TO 'public'
+AS $function$
+  WITH gone AS (
+    DELETE FROM action_pauses
+    WHERE scope = p_scope AND type IS NOT DISTINCT FROM p_type AND lock_id IS NOT DISTINCT FROM p_lock_id
+    RETURNING until
+  )
+  SELECT coalesce(bool_or(until IS NULL OR until > now()), false) FROM gone
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.aq_resume_group(p_lock_id bigint)
+ RETURNS boolean
+ LANGUAGE sql
+ SET search_path TO 'public'
+AS $function$ SELECT aq_resume('group', NULL, p_lock_id) $function$
+;
+
+CREATE OR REPLACE FUNCTION public.aq_resume_group_key(p_key text)
+ RETURNS boolean
+ LANGUAGE sql
+ SET search_path TO 'public'
+AS $function$
+  SELECT coalesce((SELECT aq_resume('group', NULL, k.lock_id) FROM action_group_keys AS k WHERE k.group_key = p_key), false)
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.aq_resume_queue()
+ RETURNS boolean
+ LANGUAGE sql
+ SET search_path TO 'public'
+AS $function$ SELECT aq_resume('queue', NULL, NULL) $function$
+;
+
+CREATE OR REPLACE FUNCTION public.aq_resume_type(p_type text)
+ RETURNS boolean
+ LANGUAGE sql
+ SET search_path TO 'public'
+AS $function$ SELECT aq_resume('type', p_type, NULL) $function$
+;
+
 CREATE OR REPLACE FUNCTION public.aq_roll_up_activity(p_lag interval, p_keep interval, p_max_rows integer)
  RETURNS timestamp with time zone
  LANGUAGE plpgsql
@@ -948,6 +1119,8 @@ CREATE TRIGGER action_group_keys_before_delete BEFORE DELETE ON public.action_gr
 CREATE TRIGGER action_group_keys_before_truncate BEFORE TRUNCATE ON public.action_group_keys FOR EACH STATEMENT EXECUTE FUNCTION aq_action_group_keys_before_truncate();
 
 CREATE TRIGGER action_group_keys_before_update BEFORE UPDATE ON public.action_group_keys FOR EACH ROW WHEN (((old.group_key IS DISTINCT FROM new.group_key) OR (old.lock_id IS DISTINCT FROM new.lock_id))) EXECUTE FUNCTION aq_action_group_keys_before_change();
+
+CREATE TRIGGER action_pauses_after_change_wake AFTER DELETE OR UPDATE OR TRUNCATE ON public.action_pauses FOR EACH STATEMENT EXECUTE FUNCTION aq_action_pauses_after_change_wake();
 
 CREATE TRIGGER actions_after_cancel_request AFTER UPDATE OF cancel_requested_at ON public.actions FOR EACH ROW WHEN (((new.status = 'running'::text) AND (new.cancel_requested_at IS NOT NULL) AND (old.cancel_requested_at IS NULL))) EXECUTE FUNCTION aq_actions_after_cancel_request();
 

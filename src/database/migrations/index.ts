@@ -24,4 +24,5 @@ export const MIGRATIONS = [
   sqlFileMigration(1764460800020, 'PinSearchPath', '020-pin-search-path'),
   sqlFileMigration(1764460800021, 'NotifySuspects', '021-suspect-notify'),
   sqlFileMigration(1764460800022, 'GuardGroupKeys', '022-group-key-guard'),
+  sqlFileMigration(1764460800030, 'AddFlowControl', '030-flow-control'),
 ];

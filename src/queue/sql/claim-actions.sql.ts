@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SQL_MIGRATIONS_DIR } from '../../database/migrations/sql-file-migration';
 import { leasedActionColumns } from './leased-action.sql';
@@ -39,15 +39,26 @@ FROM (SELECT (SELECT a.run_at FROM actions AS a
 };
 
 /**
- * The claim's row selection, read from between the `<claim>` markers of
- * 006-worker-claim.up.sql (its one home), with the function's parameters
- * written `$1::text[]` (p_types) and `$2::int` (p_limit): for EXPLAIN in the
+ * The claim's row selection, read from between the `<claim>` markers of the
+ * newest migration that has them (006-worker-claim.up.sql first, now
+ * 030-flow-control.up.sql, which replaced aq_claim_actions), with the
+ * function's types written `$1::text[]` (p_types, or v_types: the types left
+ * after flow control) and its limit `$2::int` (p_limit): for EXPLAIN in the
  * tests and the benchmark. It locks rows (FOR UPDATE): run it in a
  * transaction that is rolled back.
  */
 export function claimSelectionSql(): string {
-  const text = readFileSync(join(SQL_MIGRATIONS_DIR, '006-worker-claim.up.sql'), 'utf8');
-  const section = /-- <claim>\n([\s\S]*?)-- <\/claim>/.exec(text);
-  if (!section) throw new Error('006-worker-claim.up.sql has no <claim> section');
-  return section[1].replace(/\bp_types\b/g, '$1::text[]').replace(/\bp_limit\b/g, '$2::int');
+  const files = readdirSync(SQL_MIGRATIONS_DIR)
+    .filter((f) => /^\d{3}-.*\.up\.sql$/.test(f))
+    .sort();
+  for (const file of files.reverse()) {
+    const section = /-- <claim>\n([\s\S]*?)-- <\/claim>/.exec(readFileSync(join(SQL_MIGRATIONS_DIR, file), 'utf8'));
+    if (section) return claimParameters(section[1]);
+  }
+  throw new Error(`no migration in ${SQL_MIGRATIONS_DIR} has a <claim> section`);
+}
+
+/** The claim's SQL with its variables written as the parameters of {@link claimSelectionSql}. */
+export function claimParameters(sql: string): string {
+  return sql.replace(/\b[pv]_types\b/g, '$1::text[]').replace(/\bp_limit\b/g, '$2::int');
 }
