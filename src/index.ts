@@ -29,6 +29,7 @@ export type { ActionHandlerOptions } from './handlers/action-handler-options.int
 export { PermanentFailureError } from './handlers/permanent-failure.error';
 export { RetryAfterError, MAX_BACK_OFF_MS } from './handlers/retry-after.error';
 export type { BackOffOptions } from './handlers/retry-after.error';
+export type { RateLimit } from './handlers/rate-limit';
 export { HandlerTimeoutError } from './handlers/handler-timeout.error';
 
 // Enqueueing (and reading) in-process.

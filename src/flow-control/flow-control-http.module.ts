@@ -3,10 +3,12 @@ import { DrainController } from './drain.controller';
 import { DrainService } from './drain.service';
 import { PausesController } from './pauses.controller';
 import { PausesService } from './pauses.service';
+import { RateLimitsController } from './rate-limits.controller';
+import { RateLimitsService } from './rate-limits.service';
 
-/** The REST routes of flow control: pauses (`/pauses`) and the drain (`/queue/drain`); mounted with the action routes. */
+/** The REST routes of flow control: pauses (`/pauses`), the drain (`/queue/drain`) and rate limits (`/rate-limits`); mounted with the action routes. */
 @Module({
-  controllers: [PausesController, DrainController],
-  providers: [PausesService, DrainService],
+  controllers: [PausesController, DrainController, RateLimitsController],
+  providers: [PausesService, DrainService, RateLimitsService],
 })
 export class FlowControlHttpModule {}

@@ -1,4 +1,5 @@
 import type { ResourceLimits } from 'node:worker_threads';
+import type { RateLimit } from './rate-limit';
 
 /**
  * Options of a handler, given to {@link ActionHandler}.
@@ -45,4 +46,11 @@ export interface ActionHandlerOptions {
   isolation?: 'process' | 'thread';
   /** With `isolation: 'thread'`: limits of each thread (e.g. `{ maxOldGenerationSizeMb: 256 }`). */
   resourceLimits?: ResourceLimits;
+  /**
+   * Default rate limit of this type, shared by every instance (a token bucket
+   * in the claim; docs/flow-control.md), e.g. `{ perSecond: 20, burst: 5 }`.
+   * `PUT /rate-limits/:type` overrides it at runtime. Written to the database
+   * by each instance at start-up. Default: none.
+   */
+  rateLimit?: RateLimit;
 }

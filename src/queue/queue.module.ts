@@ -18,6 +18,7 @@ import { NotificationListener } from './notification-listener.service';
 import { ReaperService } from './reaper.service';
 import { SuspectRunner } from './suspect-runner.service';
 import { WorkerMetrics } from './worker-metrics';
+import { RateLimitDefaults } from './rate-limit-defaults.service';
 import { TypeBackOff } from './type-back-off.service';
 import { WorkerService } from './worker.service';
 import { WorkerSlots } from './worker-slots';
@@ -42,6 +43,7 @@ import { WorkerSlots } from './worker-slots';
     AttemptFinisher,
     AttemptExecutor,
     TypeBackOff,
+    RateLimitDefaults,
     {
       provide: WAKE_UP_PLAN,
       inject: [SETTINGS, DATABASE_URL],

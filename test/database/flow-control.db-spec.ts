@@ -8,12 +8,6 @@ import { checkTrace, formatTraceReport, insertAction, sleep, waitFor, withTestAp
  * src/flow-control/): pauses by group, key, type and queue through SQL and
  * REST, the drain, `paused` in /stats, and a handler's back-off. The
  * three-instance version is test/process/flow-control.process-spec.ts.
- *
- * Seen to fail against deliberately broken builds: the claim without the
- * group anti-join (the paused group's actions ran), aq_lease_actions without
- * the flow-control filter (the hand-off ran the paused group's next action
- * after its running head finished), and the runner mapping a RetryAfterError
- * to a charged retry (charged_attempts 2, outcome `error`).
  */
 
 /** Long enough that "nothing started" is seen over several polls and claims (poll: 200 ms in tests). */

@@ -49,6 +49,23 @@ TABLE action_pauses (
   until timestamp with time zone
 );
 
+TABLE action_rate_limits (
+  type text NOT NULL,
+  default_per_second double precision,
+  default_burst integer,
+  override_per_second double precision,
+  override_burst integer,
+  per_second double precision DEFAULT COALESCE(override_per_second, default_per_second),
+  burst integer DEFAULT 
+CASE
+    WHEN (override_per_second IS NOT NULL) THEN COALESCE(override_burst, 1)
+    ELSE COALESCE(default_burst, 1)
+END,
+  tokens double precision NOT NULL DEFAULT 0,
+  refilled_at timestamp with time zone NOT NULL DEFAULT clock_timestamp(),
+  updated_at timestamp with time zone NOT NULL DEFAULT now()
+);
+
 TABLE actions (
   id bigint NOT NULL,
   lock_id bigint,
@@ -107,6 +124,12 @@ CONSTRAINT action_pauses_reason_length ON action_pauses CHECK ((octet_length(rea
 CONSTRAINT action_pauses_scope_valid ON action_pauses CHECK ((scope = ANY (ARRAY['queue'::text, 'type'::text, 'group'::text])));
 
 CONSTRAINT action_pauses_target_matches_scope ON action_pauses CHECK ((((scope = 'queue'::text) AND (type IS NULL) AND (lock_id IS NULL)) OR ((scope = 'type'::text) AND (type IS NOT NULL) AND (lock_id IS NULL)) OR ((scope = 'group'::text) AND (type IS NULL) AND (lock_id IS NOT NULL))));
+
+CONSTRAINT action_rate_limits_default_valid ON action_rate_limits CHECK ((((default_per_second IS NULL) AND (default_burst IS NULL)) OR (((default_per_second >= (0.001)::double precision) AND (default_per_second <= (100000)::double precision)) AND ((COALESCE(default_burst, 1) >= 1) AND (COALESCE(default_burst, 1) <= 100000)))));
+
+CONSTRAINT action_rate_limits_override_valid ON action_rate_limits CHECK ((((override_per_second IS NULL) AND (override_burst IS NULL)) OR (((override_per_second >= (0.001)::double precision) AND (override_per_second <= (100000)::double precision)) AND ((COALESCE(override_burst, 1) >= 1) AND (COALESCE(override_burst, 1) <= 100000)))));
+
+CONSTRAINT action_rate_limits_pkey ON action_rate_limits PRIMARY KEY (type);
 
 CONSTRAINT actions_attempts_in_range ON actions CHECK (((attempts >= 0) AND ((charged_attempts >= 0) AND (charged_attempts <= attempts))));
 
@@ -168,6 +191,8 @@ CREATE UNIQUE INDEX action_pauses_queue_key ON public.action_pauses USING btree 
 
 CREATE UNIQUE INDEX action_pauses_type_key ON public.action_pauses USING btree (type) WHERE (scope = 'type'::text);
 
+CREATE UNIQUE INDEX action_rate_limits_pkey ON public.action_rate_limits USING btree (type);
+
 CREATE UNIQUE INDEX actions_idempotency_key_uq ON public.actions USING btree (idempotency_key) WHERE (idempotency_key IS NOT NULL);
 
 CREATE UNIQUE INDEX actions_pkey ON public.actions USING btree (id);
@@ -183,8 +208,9 @@ CREATE OR REPLACE FUNCTION public.aq_act_for_worker(p_worker text, p_lease_ms in
 AS $function$
   SELECT set_config('aq.worker', p_worker, true),
          set_config('aq.handoff_lease_ms', p_lease_ms::text, true),
-         set_config('aq.handoff_types', p_types::text, true),
-         set_config('aq.handoff_caps', p_caps::text, true)
+         set_config('aq.handoff_types', u.types::text, true), -- flow control: rate-limited types left out
+         set_config('aq.handoff_caps', u.caps::text, true)
+  FROM aq_flow_unlimited_types(p_types, p_caps) AS u
 $function$
 ;
 
@@ -495,10 +521,40 @@ CREATE OR REPLACE FUNCTION public.aq_claim_actions(p_worker text, p_types text[]
  SET search_path TO 'public'
 AS $function$
 DECLARE
-  v_types text[] := aq_flow_claimable_types(p_types); -- flow control: paused types and queue
+  v_types   text[] := aq_flow_claimable_types(p_types); -- flow control: paused types and queue
+  v_limited record;
+  v_claimed int;
 BEGIN
   IF cardinality(v_types) = 0 THEN -- flow control: nothing may be claimed
     RETURN;
+  END IF;
+  -- flow control: rate limits. Each limited type claims up to its tokens and
+  -- pays for what it got; then it leaves the ordinary selection.
+  IF EXISTS (SELECT 1 FROM action_rate_limits AS b WHERE b.type = ANY(v_types) AND b.per_second IS NOT NULL) THEN
+    FOR v_limited IN SELECT * FROM aq_flow_take_tokens(v_types, CASE WHEN p_quarantined THEN 1 ELSE p_limit END) ORDER BY 1 LOOP
+      v_types := array_remove(v_types, v_limited.type);
+      CONTINUE WHEN v_limited.allowance < 1 OR p_limit < 1;
+      RETURN QUERY SELECT * FROM aq_lease_actions(ARRAY(
+        SELECT a.id FROM actions AS a
+        WHERE a.is_head AND a.status = 'pending' AND a.quarantined = p_quarantined AND a.run_at <= now() AND a.type = v_limited.type
+          AND NOT EXISTS (SELECT 1 FROM action_pauses AS p
+                          WHERE p.scope = 'group' AND p.lock_id = a.lock_id AND (p.until IS NULL OR p.until > now()))
+        ORDER BY a.run_at, a.id
+        LIMIT least(p_limit, v_limited.allowance)
+        FOR UPDATE OF a SKIP LOCKED
+      ), p_worker, p_lease_ms, p_types, p_caps);
+      GET DIAGNOSTICS v_claimed = ROW_COUNT;
+      IF v_claimed > 0 THEN
+        UPDATE action_rate_limits SET tokens = tokens - v_claimed WHERE type = v_limited.type;
+        p_limit := p_limit - v_claimed;
+        IF p_quarantined THEN
+          RETURN;
+        END IF;
+      END IF;
+    END LOOP;
+    IF cardinality(v_types) = 0 OR p_limit < 1 THEN
+      RETURN;
+    END IF;
   END IF;
   IF p_quarantined THEN
     RETURN QUERY SELECT * FROM aq_lease_actions(ARRAY(
@@ -715,6 +771,33 @@ AS $function$
                                  WHERE p.scope = 'type' AND p.type = t.type AND (p.until IS NULL OR p.until > now()))
                ORDER BY t.n)
   END
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.aq_flow_take_tokens(p_types text[], p_want integer)
+ RETURNS TABLE(type text, allowance integer)
+ LANGUAGE plpgsql
+ SET search_path TO 'public'
+AS $function$
+BEGIN
+  RETURN QUERY
+  UPDATE action_rate_limits AS b
+  SET tokens      = least(b.burst + 0.999, b.tokens + extract(epoch FROM clock_timestamp() - b.refilled_at) * b.per_second),
+      refilled_at = clock_timestamp()
+  WHERE b.type = ANY(p_types) AND b.per_second IS NOT NULL
+  RETURNING b.type, least(p_want, floor(b.tokens))::int;
+END $function$
+;
+
+CREATE OR REPLACE FUNCTION public.aq_flow_unlimited_types(p_types text[], p_caps integer[])
+ RETURNS TABLE(types text[], caps integer[])
+ LANGUAGE sql
+ STABLE
+ SET search_path TO 'public'
+AS $function$
+  SELECT coalesce(array_agg(t.type ORDER BY t.n), '{}'), coalesce(array_agg(t.cap ORDER BY t.n), '{}')
+  FROM unnest(p_types, p_caps) WITH ORDINALITY AS t(type, cap, n)
+  WHERE NOT EXISTS (SELECT 1 FROM action_rate_limits AS b WHERE b.type = t.type AND b.per_second IS NOT NULL)
 $function$
 ;
 
@@ -1103,6 +1186,51 @@ BEGIN
   DELETE FROM action_activity WHERE bucket_start < now() - p_keep;
   RETURN v_to;
 END $function$
+;
+
+CREATE OR REPLACE FUNCTION public.aq_set_rate_limit(p_type text, p_per_second double precision, p_burst integer DEFAULT 1)
+ RETURNS action_rate_limits
+ LANGUAGE plpgsql
+ SET search_path TO 'public'
+AS $function$
+DECLARE
+  v_row action_rate_limits;
+BEGIN
+  INSERT INTO action_rate_limits AS b (type, override_per_second, override_burst, tokens)
+  VALUES (p_type, p_per_second, CASE WHEN p_per_second IS NULL THEN NULL ELSE p_burst END, coalesce(p_burst, 1))
+  ON CONFLICT (type) DO UPDATE
+    SET override_per_second = excluded.override_per_second,
+        override_burst      = excluded.override_burst,
+        tokens              = least(b.tokens, coalesce(excluded.override_burst, b.default_burst, 1)),
+        updated_at          = now()
+  RETURNING * INTO v_row;
+  -- Nothing left to enforce: forget the bucket.
+  DELETE FROM action_rate_limits AS b WHERE b.type = p_type AND b.per_second IS NULL;
+  -- A higher limit may let waiting heads start now.
+  PERFORM aq_wake_workers();
+  RETURN CASE WHEN v_row.per_second IS NULL THEN NULL ELSE v_row END;
+EXCEPTION WHEN check_violation THEN
+  RAISE EXCEPTION 'actions: invalid rate limit for type %: % per second, burst %', p_type, p_per_second, p_burst USING ERRCODE = '22023';
+END $function$
+;
+
+CREATE OR REPLACE FUNCTION public.aq_set_rate_limit_defaults(p_types text[], p_per_second double precision[], p_burst integer[])
+ RETURNS void
+ LANGUAGE sql
+ SET search_path TO 'public'
+AS $function$
+  INSERT INTO action_rate_limits AS b (type, default_per_second, default_burst, tokens)
+  SELECT t.type, t.per_second, t.burst, coalesce(t.burst, 1)
+  FROM unnest(p_types, p_per_second, p_burst) AS t(type, per_second, burst)
+  WHERE t.per_second IS NOT NULL
+  ON CONFLICT (type) DO UPDATE
+    SET default_per_second = excluded.default_per_second, default_burst = excluded.default_burst, updated_at = now()
+    WHERE (b.default_per_second, b.default_burst) IS DISTINCT FROM (excluded.default_per_second, excluded.default_burst);
+  UPDATE action_rate_limits AS b SET default_per_second = NULL, default_burst = NULL, updated_at = now()
+  FROM unnest(p_types, p_per_second) AS t(type, per_second)
+  WHERE b.type = t.type AND t.per_second IS NULL AND b.default_per_second IS NOT NULL;
+  DELETE FROM action_rate_limits AS b WHERE b.type = ANY(p_types) AND b.per_second IS NULL;
+$function$
 ;
 
 CREATE OR REPLACE FUNCTION public.aq_wake_workers()

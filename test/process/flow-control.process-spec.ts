@@ -8,10 +8,6 @@ import { checkTrace, formatTraceReport, ServiceProcess, sleep, startServiceProce
  * runs on, and a resume starts the held work in group order within a second
  * (the resume's notification; WORKER_POLL_INTERVAL_MS is 1 s here, so a
  * resume seen only by the poll could take the whole second).
- *
- * Seen to fail against a deliberately broken build: with the resume trigger
- * removed (no notification), the first held action started 0.6-1.2 s after
- * the resume, sometimes over the bound.
  */
 const INSTANCES = 3;
 /** How long "nothing of it starts" is watched: several claims and polls of every instance. */

@@ -271,6 +271,41 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/rate-limits': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Rate limits in force, by action type (override or handler default) */
+    get: operations['RateLimitsController_list'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/rate-limits/{type}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /** Set a type's rate limit (overrides the handler's default), shared by every instance */
+    put: operations['RateLimitsController_set'];
+    post?: never;
+    /** Clear a type's override: the handler's default (if any) is in force again */
+    delete: operations['RateLimitsController_clear'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/health': {
     parameters: {
       query?: never;
@@ -1131,6 +1166,47 @@ export interface components {
       since: string | null;
       /** @example drain */
       reason: string | null;
+    };
+    RateLimitValueDto: {
+      /** @example 20 */
+      perSecond: number;
+      /** @example 1 */
+      burst: number;
+    };
+    RateLimitResponseDto: {
+      /** @example invoice.send */
+      type: string;
+      /**
+       * @description Starts per second in force, on all instances together
+       * @example 20
+       */
+      perSecond: number;
+      /** @example 1 */
+      burst: number;
+      /**
+       * @description override: PUT /rate-limits/:type; handler: @ActionHandler rateLimit
+       * @example override
+       * @enum {string}
+       */
+      source: 'override' | 'handler';
+      handlerDefault: components['schemas']['RateLimitValueDto'] | null;
+      /** @example 2026-12-01T16:00:00.000Z */
+      updatedAt: string;
+    };
+    RateLimitsDto: {
+      items: components['schemas']['RateLimitResponseDto'][];
+    };
+    SetRateLimitDto: {
+      /**
+       * @description Starts per second, on all instances together
+       * @example 20
+       */
+      perSecond: number;
+      /**
+       * @description Starts allowed at once after a quiet spell
+       * @default 1
+       */
+      burst?: number;
     };
   };
   responses: never;
@@ -2125,6 +2201,147 @@ export interface operations {
            *       "error": "Unauthorized"
            *     }
            */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
+  RateLimitsController_list: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RateLimitsDto'];
+        };
+      };
+      /** @description Only when the API_KEY setting is present: the key is missing or wrong */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "statusCode": 401,
+           *       "message": "API key required: send Authorization: Bearer <key> or x-api-key: <key>",
+           *       "error": "Unauthorized"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
+  RateLimitsController_set: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        type: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SetRateLimitDto'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RateLimitResponseDto'];
+        };
+      };
+      /** @description type, perSecond or burst is invalid; `message` names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Only when the API_KEY setting is present: the key is missing or wrong */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "statusCode": 401,
+           *       "message": "API key required: send Authorization: Bearer <key> or x-api-key: <key>",
+           *       "error": "Unauthorized"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
+  RateLimitsController_clear: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        type: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The default now in force; an empty body when none is */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RateLimitResponseDto'];
+        };
+      };
+      /** @description type is invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Only when the API_KEY setting is present: the key is missing or wrong */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "statusCode": 401,
+           *       "message": "API key required: send Authorization: Bearer <key> or x-api-key: <key>",
+           *       "error": "Unauthorized"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description The type has no override */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
           'application/json': components['schemas']['ErrorResponseDto'];
         };
       };

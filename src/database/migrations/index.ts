@@ -25,4 +25,5 @@ export const MIGRATIONS = [
   sqlFileMigration(1764460800021, 'NotifySuspects', '021-suspect-notify'),
   sqlFileMigration(1764460800022, 'GuardGroupKeys', '022-group-key-guard'),
   sqlFileMigration(1764460800030, 'AddFlowControl', '030-flow-control'),
+  sqlFileMigration(1764460800031, 'AddRateLimits', '031-rate-limits'),
 ];

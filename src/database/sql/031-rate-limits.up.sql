@@ -1,0 +1,202 @@
+-- Flow control, 2 of 2: rate limits per action type (issue 21;
+-- docs/flow-control.md), a token bucket per type enforced in the claim and
+-- shared by every instance.
+--
+-- Why in the claim: a limit counts starts, and only the claim starts work, so
+-- taking tokens in the claim's own transaction is exact under any number of
+-- instances (the bucket row is locked by the claim that spends from it; a
+-- concurrent claim of the same type waits for that short transaction). No
+-- attempt is ever leased without a token, so nothing is charged or released,
+-- and only heads are claimed, so no group is reordered (G3).
+-- Rejected: a not-before time (run_at) per head, which cannot spread one
+-- type's rate over many groups without rewriting every waiting head; a
+-- client-side limiter per instance, which multiplies the limit by the number
+-- of instances.
+-- The hand-off of a released group's next head (005-promotion.up.sql) starts
+-- work without a claim, so rate-limited types are left out of it
+-- (aq_act_for_worker below): their next heads become plain heads, claimed
+-- through the bucket.
+--
+-- Merge note (claim rewrite of issue 20): the flow-control part of
+-- aq_claim_actions is the block marked `-- flow control: rate limits`, which
+-- claims the limited types first, each up to its tokens, then lowers p_limit
+-- and v_types for the ordinary selection.
+
+-- One row per limited type. The effective limit is the operator's override
+-- (PUT /rate-limits/:type) if any, else the handler's default
+-- (@ActionHandler({ rateLimit }), written by each instance at start-up).
+-- `tokens` and `refilled_at` are the bucket: up to `burst` tokens, refilled
+-- at `per_second` a second (database clock), one spent per action started.
+CREATE TABLE action_rate_limits (
+  type                text             PRIMARY KEY,
+  default_per_second  double precision,
+  default_burst       integer,
+  override_per_second double precision,
+  override_burst      integer,
+  per_second          double precision GENERATED ALWAYS AS (coalesce(override_per_second, default_per_second)) STORED,
+  burst               integer          GENERATED ALWAYS AS (
+                        CASE WHEN override_per_second IS NOT NULL THEN coalesce(override_burst, 1) ELSE coalesce(default_burst, 1) END) STORED,
+  tokens              double precision NOT NULL DEFAULT 0,
+  refilled_at         timestamptz      NOT NULL DEFAULT clock_timestamp(),
+  updated_at          timestamptz      NOT NULL DEFAULT now(),
+  -- 0.001/s (one an hour and a bit) to 100 000/s: beyond either end a limit is a mistake.
+  CONSTRAINT action_rate_limits_default_valid CHECK (
+    (default_per_second IS NULL AND default_burst IS NULL)
+    OR (default_per_second BETWEEN 0.001 AND 100000 AND coalesce(default_burst, 1) BETWEEN 1 AND 100000)),
+  CONSTRAINT action_rate_limits_override_valid CHECK (
+    (override_per_second IS NULL AND override_burst IS NULL)
+    OR (override_per_second BETWEEN 0.001 AND 100000 AND coalesce(override_burst, 1) BETWEEN 1 AND 100000))
+);
+COMMENT ON TABLE action_rate_limits IS
+  'Token bucket per action type (031-rate-limits.up.sql): override (REST) or default (handler option); the claim spends from it';
+
+-- flow control: refills and locks the buckets of the limited types among
+-- p_types and says how many heads of each may start now (at most p_want).
+-- The row locks last until the calling claim commits, so the tokens it spends
+-- are not spent twice.
+-- The bucket holds up to burst + 0.999 tokens, of which only whole ones are
+-- spent: at most `burst` start at once, and the part of a token that accrued
+-- while a worker was waking up is carried, not lost. With a cap of exactly
+-- `burst`, a burst of 1 lost each wake-up's latency: 20/s measured 16.3/s
+-- over two instances (test/process/rate-limits.process-spec.ts).
+CREATE FUNCTION aq_flow_take_tokens(p_types text[], p_want int) RETURNS TABLE (type text, allowance int)
+  LANGUAGE plpgsql VOLATILE SET search_path FROM CURRENT AS $$
+BEGIN
+  RETURN QUERY
+  UPDATE action_rate_limits AS b
+  SET tokens      = least(b.burst + 0.999, b.tokens + extract(epoch FROM clock_timestamp() - b.refilled_at) * b.per_second),
+      refilled_at = clock_timestamp()
+  WHERE b.type = ANY(p_types) AND b.per_second IS NOT NULL
+  RETURNING b.type, least(p_want, floor(b.tokens))::int;
+END $$;
+
+-- flow control: the worker's types and caps without the rate-limited ones.
+CREATE FUNCTION aq_flow_unlimited_types(p_types text[], p_caps int[]) RETURNS TABLE (types text[], caps int[])
+  LANGUAGE sql STABLE SET search_path FROM CURRENT AS $$
+  SELECT coalesce(array_agg(t.type ORDER BY t.n), '{}'), coalesce(array_agg(t.cap ORDER BY t.n), '{}')
+  FROM unnest(p_types, p_caps) WITH ORDINALITY AS t(type, cap, n)
+  WHERE NOT EXISTS (SELECT 1 FROM action_rate_limits AS b WHERE b.type = t.type AND b.per_second IS NOT NULL)
+$$;
+
+-- Sets (or with NULL clears) the operator's override of type p_type's limit.
+-- Returns the row (NULL when cleared to nothing). Raises 22023 on a bad value.
+CREATE FUNCTION aq_set_rate_limit(p_type text, p_per_second double precision, p_burst int DEFAULT 1)
+  RETURNS action_rate_limits
+  LANGUAGE plpgsql VOLATILE SET search_path FROM CURRENT AS $$
+DECLARE
+  v_row action_rate_limits;
+BEGIN
+  INSERT INTO action_rate_limits AS b (type, override_per_second, override_burst, tokens)
+  VALUES (p_type, p_per_second, CASE WHEN p_per_second IS NULL THEN NULL ELSE p_burst END, coalesce(p_burst, 1))
+  ON CONFLICT (type) DO UPDATE
+    SET override_per_second = excluded.override_per_second,
+        override_burst      = excluded.override_burst,
+        tokens              = least(b.tokens, coalesce(excluded.override_burst, b.default_burst, 1)),
+        updated_at          = now()
+  RETURNING * INTO v_row;
+  -- Nothing left to enforce: forget the bucket.
+  DELETE FROM action_rate_limits AS b WHERE b.type = p_type AND b.per_second IS NULL;
+  -- A higher limit may let waiting heads start now.
+  PERFORM aq_wake_workers();
+  RETURN CASE WHEN v_row.per_second IS NULL THEN NULL ELSE v_row END;
+EXCEPTION WHEN check_violation THEN
+  RAISE EXCEPTION 'actions: invalid rate limit for type %: % per second, burst %', p_type, p_per_second, p_burst USING ERRCODE = '22023';
+END $$;
+
+-- Writes the handlers' default limits of one instance at start-up: for each
+-- p_types[i], p_per_second[i] / p_burst[i] (NULL: the handler sets none,
+-- which removes an old default). Overrides are left as they are.
+CREATE FUNCTION aq_set_rate_limit_defaults(p_types text[], p_per_second double precision[], p_burst int[]) RETURNS void
+  LANGUAGE sql VOLATILE SET search_path FROM CURRENT AS $$
+  INSERT INTO action_rate_limits AS b (type, default_per_second, default_burst, tokens)
+  SELECT t.type, t.per_second, t.burst, coalesce(t.burst, 1)
+  FROM unnest(p_types, p_per_second, p_burst) AS t(type, per_second, burst)
+  WHERE t.per_second IS NOT NULL
+  ON CONFLICT (type) DO UPDATE
+    SET default_per_second = excluded.default_per_second, default_burst = excluded.default_burst, updated_at = now()
+    WHERE (b.default_per_second, b.default_burst) IS DISTINCT FROM (excluded.default_per_second, excluded.default_burst);
+  UPDATE action_rate_limits AS b SET default_per_second = NULL, default_burst = NULL, updated_at = now()
+  FROM unnest(p_types, p_per_second) AS t(type, per_second)
+  WHERE b.type = t.type AND t.per_second IS NULL AND b.default_per_second IS NOT NULL;
+  DELETE FROM action_rate_limits AS b WHERE b.type = ANY(p_types) AND b.per_second IS NULL;
+$$;
+
+-- The hand-off (aq_promote_groups) never starts a rate-limited type: its
+-- next head waits for a claim, which spends a token. Same signature as 004.
+CREATE OR REPLACE FUNCTION aq_act_for_worker(p_worker text, p_lease_ms int, p_types text[], p_caps int[]) RETURNS void
+  LANGUAGE sql VOLATILE SET search_path FROM CURRENT AS $$
+  SELECT set_config('aq.worker', p_worker, true),
+         set_config('aq.handoff_lease_ms', p_lease_ms::text, true),
+         set_config('aq.handoff_types', u.types::text, true), -- flow control: rate-limited types left out
+         set_config('aq.handoff_caps', u.caps::text, true)
+  FROM aq_flow_unlimited_types(p_types, p_caps) AS u
+$$;
+
+-- The claim of 030-flow-control.up.sql with the rate limits.
+CREATE OR REPLACE FUNCTION aq_claim_actions(p_worker text, p_types text[], p_caps int[], p_limit int, p_lease_ms int,
+                                            p_quarantined boolean DEFAULT false)
+  RETURNS SETOF aq_leased_action
+  LANGUAGE plpgsql VOLATILE
+  SET plan_cache_mode = force_generic_plan
+  SET search_path FROM CURRENT
+  AS $$
+DECLARE
+  v_types   text[] := aq_flow_claimable_types(p_types); -- flow control: paused types and queue
+  v_limited record;
+  v_claimed int;
+BEGIN
+  IF cardinality(v_types) = 0 THEN -- flow control: nothing may be claimed
+    RETURN;
+  END IF;
+  -- flow control: rate limits. Each limited type claims up to its tokens and
+  -- pays for what it got; then it leaves the ordinary selection.
+  IF EXISTS (SELECT 1 FROM action_rate_limits AS b WHERE b.type = ANY(v_types) AND b.per_second IS NOT NULL) THEN
+    FOR v_limited IN SELECT * FROM aq_flow_take_tokens(v_types, CASE WHEN p_quarantined THEN 1 ELSE p_limit END) ORDER BY 1 LOOP
+      v_types := array_remove(v_types, v_limited.type);
+      CONTINUE WHEN v_limited.allowance < 1 OR p_limit < 1;
+      RETURN QUERY SELECT * FROM aq_lease_actions(ARRAY(
+        SELECT a.id FROM actions AS a
+        WHERE a.is_head AND a.status = 'pending' AND a.quarantined = p_quarantined AND a.run_at <= now() AND a.type = v_limited.type
+          AND NOT EXISTS (SELECT 1 FROM action_pauses AS p
+                          WHERE p.scope = 'group' AND p.lock_id = a.lock_id AND (p.until IS NULL OR p.until > now()))
+        ORDER BY a.run_at, a.id
+        LIMIT least(p_limit, v_limited.allowance)
+        FOR UPDATE OF a SKIP LOCKED
+      ), p_worker, p_lease_ms, p_types, p_caps);
+      GET DIAGNOSTICS v_claimed = ROW_COUNT;
+      IF v_claimed > 0 THEN
+        UPDATE action_rate_limits SET tokens = tokens - v_claimed WHERE type = v_limited.type;
+        p_limit := p_limit - v_claimed;
+        IF p_quarantined THEN
+          RETURN;
+        END IF;
+      END IF;
+    END LOOP;
+    IF cardinality(v_types) = 0 OR p_limit < 1 THEN
+      RETURN;
+    END IF;
+  END IF;
+  IF p_quarantined THEN
+    RETURN QUERY SELECT * FROM aq_lease_actions(ARRAY(
+      SELECT a.id FROM actions AS a
+      WHERE a.is_head AND a.status = 'pending' AND a.quarantined AND a.run_at <= now() AND a.type = ANY(v_types)
+        AND NOT EXISTS (SELECT 1 FROM action_pauses AS p -- flow control: paused groups
+                        WHERE p.scope = 'group' AND p.lock_id = a.lock_id AND (p.until IS NULL OR p.until > now()))
+      ORDER BY a.run_at, a.id
+      LIMIT 1
+      FOR UPDATE OF a SKIP LOCKED
+    ), p_worker, p_lease_ms, p_types, p_caps);
+    RETURN;
+  END IF;
+  RETURN QUERY SELECT * FROM aq_lease_actions(ARRAY(
+    -- <claim>
+    SELECT a.id FROM actions AS a
+    WHERE a.is_head AND a.status = 'pending' AND NOT a.quarantined AND a.run_at <= now() AND a.type = ANY(v_types)
+      AND NOT EXISTS (SELECT 1 FROM action_pauses AS p -- flow control: paused groups
+                      WHERE p.scope = 'group' AND p.lock_id = a.lock_id AND (p.until IS NULL OR p.until > now()))
+    ORDER BY a.run_at, a.id
+    LIMIT p_limit
+    FOR UPDATE OF a SKIP LOCKED
+    -- </claim>
+  ), p_worker, p_lease_ms, p_types, p_caps);
+END $$;
