@@ -8,6 +8,12 @@ import { checkTrace, formatTraceReport, insertAction, sleep, waitFor, withTestAp
  * src/flow-control/): pauses by group, key, type and queue through SQL and
  * REST, the drain, `paused` in /stats, and a handler's back-off. The
  * three-instance version is test/process/flow-control.process-spec.ts.
+ *
+ * Seen to fail against deliberately broken builds: the group anti-join
+ * disabled in aq_lease_actions only ("hands its successor to nobody": the
+ * hand-off ran the paused group's next action), in the claim and the lease
+ * ("paused by SQL": the group ran), and the runner not recognising a
+ * RetryAfterError ("ctx.backOff": a charged failure).
  */
 
 /** Long enough that "nothing started" is seen over several polls and claims (poll: 200 ms in tests). */
