@@ -521,43 +521,30 @@ CREATE OR REPLACE FUNCTION public.aq_claim_actions(p_worker text, p_types text[]
  SET search_path TO 'public'
 AS $function$
 DECLARE
-  v_types   text[] := aq_flow_claimable_types(p_types); -- flow control: paused types and queue
-  v_limited record;
-  v_claimed int;
+  v_types  text[] := aq_flow_claimable_types(p_types); -- flow control: paused types and queue
+  v_ltypes text[];                                     -- flow control: rate-limited types with tokens
+  v_lallow int[];                                      -- ... and how many of each may start
+  v_empty  text[];                                     -- ... and those whose bucket is empty
+  v_ids    bigint[];
+  v_leased aq_leased_action[];
 BEGIN
   IF cardinality(v_types) = 0 THEN -- flow control: nothing may be claimed
     RETURN;
   END IF;
-  -- flow control: rate limits. Each limited type claims up to its tokens and
-  -- pays for what it got; then it leaves the ordinary selection.
+  -- flow control: rate limits.
   IF EXISTS (SELECT 1 FROM action_rate_limits AS b WHERE b.type = ANY(v_types) AND b.per_second IS NOT NULL) THEN
-    FOR v_limited IN SELECT * FROM aq_flow_take_tokens(v_types, CASE WHEN p_quarantined THEN 1 ELSE p_limit END) ORDER BY 1 LOOP
-      v_types := array_remove(v_types, v_limited.type);
-      CONTINUE WHEN v_limited.allowance < 1 OR p_limit < 1;
-      RETURN QUERY SELECT * FROM aq_lease_actions(ARRAY(
-        SELECT a.id FROM actions AS a
-        WHERE a.is_head AND a.status = 'pending' AND a.quarantined = p_quarantined AND a.run_at <= now() AND a.type = v_limited.type
-          AND NOT EXISTS (SELECT 1 FROM action_pauses AS p
-                          WHERE p.scope = 'group' AND p.lock_id = a.lock_id AND (p.until IS NULL OR p.until > now()))
-        ORDER BY a.run_at, a.id
-        LIMIT least(p_limit, v_limited.allowance)
-        FOR UPDATE OF a SKIP LOCKED
-      ), p_worker, p_lease_ms, p_types, p_caps);
-      GET DIAGNOSTICS v_claimed = ROW_COUNT;
-      IF v_claimed > 0 THEN
-        UPDATE action_rate_limits SET tokens = tokens - v_claimed WHERE type = v_limited.type;
-        p_limit := p_limit - v_claimed;
-        IF p_quarantined THEN
-          RETURN;
-        END IF;
-      END IF;
-    END LOOP;
-    IF cardinality(v_types) = 0 OR p_limit < 1 THEN
-      RETURN;
-    END IF;
+    SELECT coalesce(array_agg(t.type) FILTER (WHERE t.allowance > 0), '{}'),
+           coalesce(array_agg(t.allowance) FILTER (WHERE t.allowance > 0), '{}'),
+           coalesce(array_agg(t.type) FILTER (WHERE t.allowance < 1), '{}')
+    INTO v_ltypes, v_lallow, v_empty
+    FROM aq_flow_take_tokens(v_types, p_limit) AS t;
+    v_types := ARRAY(SELECT x.type FROM unnest(v_types) WITH ORDINALITY AS x(type, n) WHERE x.type <> ALL(v_empty) ORDER BY x.n);
+  END IF;
+  IF cardinality(v_types) = 0 THEN
+    RETURN;
   END IF;
   IF p_quarantined THEN
-    RETURN QUERY SELECT * FROM aq_lease_actions(ARRAY(
+    v_ids := ARRAY(
       SELECT a.id FROM actions AS a
       WHERE a.is_head AND a.status = 'pending' AND a.quarantined AND a.run_at <= now() AND a.type = ANY(v_types)
         AND NOT EXISTS (SELECT 1 FROM action_pauses AS p -- flow control: paused groups
@@ -565,20 +552,38 @@ BEGIN
       ORDER BY a.run_at, a.id
       LIMIT 1
       FOR UPDATE OF a SKIP LOCKED
-    ), p_worker, p_lease_ms, p_types, p_caps);
+    );
+  ELSE
+    v_ids := ARRAY(
+      -- <claim>
+      SELECT a.id FROM actions AS a
+      WHERE a.is_head AND a.status = 'pending' AND NOT a.quarantined AND a.run_at <= now() AND a.type = ANY(v_types)
+        AND NOT EXISTS (SELECT 1 FROM action_pauses AS p -- flow control: paused groups
+                        WHERE p.scope = 'group' AND p.lock_id = a.lock_id AND (p.until IS NULL OR p.until > now()))
+      ORDER BY a.run_at, a.id
+      LIMIT p_limit
+      FOR UPDATE OF a SKIP LOCKED
+      -- </claim>
+    );
+  END IF;
+  IF v_ltypes IS NULL OR cardinality(v_ltypes) = 0 THEN
+    RETURN QUERY SELECT * FROM aq_lease_actions(v_ids, p_worker, p_lease_ms, p_types, p_caps);
     RETURN;
   END IF;
-  RETURN QUERY SELECT * FROM aq_lease_actions(ARRAY(
-    -- <claim>
-    SELECT a.id FROM actions AS a
-    WHERE a.is_head AND a.status = 'pending' AND NOT a.quarantined AND a.run_at <= now() AND a.type = ANY(v_types)
-      AND NOT EXISTS (SELECT 1 FROM action_pauses AS p -- flow control: paused groups
-                      WHERE p.scope = 'group' AND p.lock_id = a.lock_id AND (p.until IS NULL OR p.until > now()))
-    ORDER BY a.run_at, a.id
-    LIMIT p_limit
-    FOR UPDATE OF a SKIP LOCKED
-    -- </claim>
-  ), p_worker, p_lease_ms, p_types, p_caps);
+  -- flow control: at most each limited type's allowance, earliest first; then pay.
+  v_ids := ARRAY(
+    SELECT s.id FROM (
+      SELECT a.id, a.type, row_number() OVER (PARTITION BY a.type ORDER BY a.run_at, a.id) AS n
+      FROM actions AS a WHERE a.id = ANY(v_ids)
+    ) AS s
+    LEFT JOIN unnest(v_ltypes, v_lallow) AS l(type, allowance) ON l.type = s.type
+    WHERE l.type IS NULL OR s.n <= l.allowance
+  );
+  v_leased := ARRAY(SELECT l FROM aq_lease_actions(v_ids, p_worker, p_lease_ms, p_types, p_caps) AS l);
+  UPDATE action_rate_limits AS b SET tokens = b.tokens - x.n
+  FROM (SELECT l.type, count(*) AS n FROM unnest(v_leased) AS l GROUP BY l.type) AS x
+  WHERE b.type = x.type;
+  RETURN QUERY SELECT * FROM unnest(v_leased);
 END $function$
 ;
 
