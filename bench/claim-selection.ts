@@ -1,29 +1,41 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SQL_MIGRATIONS_DIR } from '../src/database/migrations/sql-file-migration';
 
-/** The migration that holds the claim's current row selection, between its `<claim>` markers (first written in 006-worker-claim.up.sql). */
-export const CLAIM_SELECTION_MIGRATION = '023-claim-frontier.up.sql';
-
 /**
- * The claim's row selection, read from between the `<claim>` markers of
- * {@link CLAIM_SELECTION_MIGRATION} (its one home), with the function's
- * parameters written `$1::text[]` (p_types) and `$2::int` (p_limit), and the
- * connection's floor as `'-infinity'` (a sweep: the walk from the start of the
- * index): for EXPLAIN in the benchmark and in
- * test/database/claim-plan.db-spec.ts (through test/support). The service
- * never runs it, so it lives here, not in src. It locks rows (FOR UPDATE):
- * run it in a transaction that is rolled back.
+ * The claim's row selection, read from between the `<claim>` markers of the
+ * newest migration that has them (006-worker-claim.up.sql first; each later
+ * migration that replaces aq_claim_actions carries its own), with the
+ * function's variables written as parameters (see {@link claimParameters}):
+ * for EXPLAIN in the benchmark and in test/database/claim-plan.db-spec.ts
+ * (through test/support). The service never runs it, so it lives here, not in
+ * src. It locks rows (FOR UPDATE): run it in a transaction that is rolled back.
  *
  * @returns the SELECT, with two parameters.
- * @throws Error when the migration has no `<claim>` section.
+ * @throws Error when no migration has a `<claim>` section.
  */
 export function claimSelectionSql(): string {
-  const text = readFileSync(join(SQL_MIGRATIONS_DIR, CLAIM_SELECTION_MIGRATION), 'utf8');
-  const section = /-- <claim>\n([\s\S]*?)-- <\/claim>/.exec(text);
-  if (!section) throw new Error(`${CLAIM_SELECTION_MIGRATION} has no <claim> section`);
-  return section[1]
-    .replace(/\bp_types\b/g, '$1::text[]')
+  const files = readdirSync(SQL_MIGRATIONS_DIR)
+    .filter((f) => /^\d{3}-.*\.up\.sql$/.test(f))
+    .sort()
+    .reverse();
+  for (const file of files) {
+    const section = /-- <claim>\n([\s\S]*?)-- <\/claim>/.exec(readFileSync(join(SQL_MIGRATIONS_DIR, file), 'utf8'));
+    if (section) return claimParameters(section[1]);
+  }
+  throw new Error(`no migration in ${SQL_MIGRATIONS_DIR} has a <claim> section`);
+}
+
+/**
+ * The claim's SQL with its variables written as the parameters of
+ * {@link claimSelectionSql}: the types (`p_types`, or `v_types`: those left
+ * after flow control) as `$1::text[]`, the limit `p_limit` as `$2::int`, and
+ * the connection's floor `v_floor` as `'-infinity'` (a sweep: the walk from
+ * the start of the index).
+ */
+export function claimParameters(sql: string): string {
+  return sql
+    .replace(/\b[pv]_types\b/g, '$1::text[]')
     .replace(/\bp_limit\b/g, '$2::int')
     .replace(/\bv_floor\b/g, "'-infinity'::timestamptz");
 }

@@ -27,6 +27,9 @@ export { ActionHandlerHost } from './handlers/action-handler.host';
 export type { ActionContext, QueuedAction } from './handlers/action-context.interface';
 export type { ActionHandlerOptions } from './handlers/action-handler-options.interface';
 export { PermanentFailureError } from './handlers/permanent-failure.error';
+export { RetryAfterError, MAX_BACK_OFF_MS } from './handlers/retry-after.error';
+export type { BackOffOptions } from './handlers/retry-after.error';
+export type { RateLimit } from './handlers/rate-limit';
 export { HandlerTimeoutError } from './handlers/handler-timeout.error';
 
 // Enqueueing (and reading) in-process.

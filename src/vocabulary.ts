@@ -27,12 +27,21 @@ export const FAILURE_POLICIES = ['block', 'skip'] as const satisfies readonly Fa
  * `error` (the handler threw, or its result could not be stored); `timeout`
  * (its `timeoutMs` passed); `cancelled` (cancellation requested while it ran);
  * `lease_expired` (its instance was lost: the reaper ended it); `released`
- * (handed back uncharged: shutdown, or its instance had to stop).
+ * (handed back uncharged: shutdown, or its instance had to stop); `backed_off`
+ * (the handler asked to wait: ctx.backOff or RetryAfterError; uncharged).
  * @publicApi
  */
-export type AttemptOutcome = 'done' | 'error' | 'timeout' | 'cancelled' | 'lease_expired' | 'released';
+export type AttemptOutcome = 'done' | 'error' | 'timeout' | 'cancelled' | 'lease_expired' | 'released' | 'backed_off';
 /** Every {@link AttemptOutcome}. */
-export const ATTEMPT_OUTCOMES = ['done', 'error', 'timeout', 'cancelled', 'lease_expired', 'released'] as const satisfies readonly AttemptOutcome[];
+export const ATTEMPT_OUTCOMES = [
+  'done',
+  'error',
+  'timeout',
+  'cancelled',
+  'lease_expired',
+  'released',
+  'backed_off',
+] as const satisfies readonly AttemptOutcome[];
 
 /** An action type: letters, digits, `.`, `_`, `-`, `:`; 1..200 characters, starting with a letter or digit. */
 export const ACTION_TYPE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/;

@@ -7,6 +7,7 @@ import { DashboardModule } from '../dashboard/dashboard.module';
 import { ActionQueueDocsModule } from '../docs/action-queue-docs.module';
 import { DOCS_PATH } from '../docs/openapi';
 import { GroupDepthLimitsHttpModule } from '../group-depth-limits/group-depth-limits-http.module';
+import { FlowControlHttpModule } from '../flow-control/flow-control-http.module';
 import { HealthModule } from '../health/health.module';
 import { SchedulesHttpModule } from '../schedules/schedules-http.module';
 import { MetricsEndpointModule } from '../metrics-endpoint/metrics-endpoint.module';
@@ -42,7 +43,7 @@ export function resolveRoutes(routes: boolean | ActionQueueRoutesOptions | undef
 export function routeModules(routes: ResolvedRoutes | null): Array<Type<unknown> | DynamicModule> {
   if (!routes) return [];
   const modules: Type<unknown>[] = [
-    ...(routes.actions ? [ActionsHttpModule, GroupDepthLimitsHttpModule, SchedulesHttpModule, BulkOperationsHttpModule] : []),
+    ...(routes.actions ? [ActionsHttpModule, GroupDepthLimitsHttpModule, SchedulesHttpModule, BulkOperationsHttpModule, FlowControlHttpModule] : []),
     ...(routes.health ? [HealthModule] : []),
     ...(routes.metrics ? [MetricsEndpointModule] : []),
   ];

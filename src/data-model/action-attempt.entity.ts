@@ -7,7 +7,7 @@ import type { AttemptOutcome } from '../vocabulary';
  * append-only). Keyed by (action, attempt): one row per fencing token.
  */
 @Entity({ name: 'action_attempts' })
-@Check('action_attempts_outcome_valid', "outcome IN ('done', 'error', 'timeout', 'cancelled', 'lease_expired', 'released')")
+@Check('action_attempts_outcome_valid', "outcome IN ('done', 'error', 'timeout', 'cancelled', 'lease_expired', 'released', 'backed_off')")
 export class ActionAttempt {
   /** Insertion order (identity, not indexed). */
   @Column({ type: 'bigint', generated: 'identity', generatedIdentity: 'ALWAYS' })

@@ -1,5 +1,6 @@
 import type { FailurePolicy } from '../vocabulary';
 import { LoggerService } from '@nestjs/common';
+import type { BackOffOptions } from './retry-after.error';
 
 /**
  * A claimed action as a handler sees it. 64-bit ids are strings.
@@ -46,4 +47,13 @@ export interface ActionContext {
   workerId: string;
   /** A logger that tags lines with the action. */
   logger: LoggerService;
+  /**
+   * Ends this attempt now, uncharged, and runs the action again after `ms`
+   * (its group waits behind it; with `wholeType`, every action of this type
+   * waits too). It throws a RetryAfterError: write `return ctx.backOff(ms)`
+   * or `throw ...`, and do not catch it. Trace outcome `backed_off`.
+   * @param ms 0..MAX_BACK_OFF_MS (one day) milliseconds.
+   * @throws RetryAfterError always; TypeError for an invalid `ms` (then a charged failure).
+   */
+  backOff(ms: number, options?: BackOffOptions): never;
 }

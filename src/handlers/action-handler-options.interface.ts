@@ -1,5 +1,6 @@
 import type { ResourceLimits } from 'node:worker_threads';
 import type { RecurringActionOptions } from './recurring-action-options.interface';
+import type { RateLimit } from './rate-limit';
 
 /**
  * Options of a handler, given to {@link ActionHandler}.
@@ -52,4 +53,11 @@ export interface ActionHandlerOptions {
    * start-up (docs/operator-controls.md). Default: none.
    */
   recurring?: RecurringActionOptions[];
+  /**
+   * Default rate limit of this type, shared by every instance (a token bucket
+   * in the claim; docs/flow-control.md), e.g. `{ perSecond: 20, burst: 5 }`.
+   * `PUT /rate-limits/:type` overrides it at runtime. Written to the database
+   * by each instance at start-up. Default: none.
+   */
+  rateLimit?: RateLimit;
 }

@@ -1,3 +1,4 @@
+import { rateLimitProblem } from './rate-limit';
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, Reflector } from '@nestjs/core';
 import { ACTION_HANDLER_FILE_METADATA, ACTION_HANDLER_METADATA } from './action-handler.constants';
@@ -60,5 +61,6 @@ function optionsProblem(options: ActionHandlerOptions): string | null {
     return `isolation must be "process" or "thread", not ${JSON.stringify(options.isolation)}`;
   }
   if (options.resourceLimits && options.isolation !== 'thread') return 'resourceLimits apply only with isolation "thread"';
+  if (options.rateLimit !== undefined) return rateLimitProblem(options.rateLimit, 'rateLimit');
   return null;
 }

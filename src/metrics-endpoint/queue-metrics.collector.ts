@@ -24,6 +24,7 @@ export class QueueMetricsCollector {
   private readonly logger = new Logger(QueueMetricsCollector.name);
   private readonly depth: Gauge<'status'>;
   private readonly blockedGroups: Gauge;
+  private readonly paused: Gauge<'scope'>;
   private readonly oldestPendingAge: Gauge;
   private readonly busySlots: Gauge;
   private readonly slots: Gauge;
@@ -45,6 +46,12 @@ export class QueueMetricsCollector {
       registers,
     });
     this.blockedGroups = new Gauge({ name: 'actions_blocked_groups', help: 'Groups held by a failed action under the block policy.', registers });
+    this.paused = new Gauge({
+      name: 'actions_paused',
+      help: 'Active pauses by scope (docs/flow-control.md): queue 0 or 1, type and group how many are paused.',
+      labelNames: ['scope'],
+      registers,
+    });
     this.oldestPendingAge = new Gauge({
       name: 'actions_oldest_pending_age_seconds',
       help: 'Seconds the oldest due, claimable action (a pending head with runAt passed) has waited since it became due (0 when none).',
@@ -78,6 +85,9 @@ export class QueueMetricsCollector {
       );
       for (const status of ACTION_STATUSES) this.depth.set({ status }, stats.byStatus[status]);
       this.blockedGroups.set(stats.blockedGroups);
+      this.paused.set({ scope: 'queue' }, stats.paused.queue ? 1 : 0);
+      this.paused.set({ scope: 'type' }, stats.paused.types);
+      this.paused.set({ scope: 'group' }, stats.paused.groups);
       this.oldestPendingAge.set(stats.oldestPendingAgeSeconds ?? 0);
     } catch (error) {
       this.scrapeErrors.inc();

@@ -6,7 +6,8 @@ import type { AttemptOutcome } from '../vocabulary';
  * - `retry`: it failed with attempts left; it runs again after `delayMs`.
  * - `failed`: it failed for good (permanent error, or its budget is spent).
  * - `cancelled`: cancellation was requested while it ran.
- * - `released`: handed back uncharged (shutdown, self-fencing); runs again.
+ * - `released`: handed back uncharged (shutdown, self-fencing, or the handler
+ *   backed off: outcome `backed_off`); runs again after `delayMs`.
  */
 export type AttemptEndKind = 'done' | 'retry' | 'failed' | 'cancelled' | 'released';
 
@@ -22,6 +23,8 @@ export interface AttemptEnd {
   stack?: string | null;
   /** Delay before the next attempt (ms; `retry` and `released`). */
   delayMs?: number;
+  /** A back-off for the whole type: pause the action's type this long (ms) before recording the release. */
+  pauseTypeMs?: number;
 }
 
 /**

@@ -6,6 +6,7 @@ import { HandlerStop } from './handler-stop';
 import { HeldLease, LeaseKeeper } from './lease-keeper.service';
 import { monotonicNow } from './monotonic-clock';
 import { LeasedActionRow } from './sql/leased-action.sql';
+import { TypeBackOff } from './type-back-off.service';
 import { WorkerMetrics } from './worker-metrics';
 import { WorkerSlots } from './worker-slots';
 
@@ -38,6 +39,7 @@ export class AttemptExecutor {
     private readonly finisher: AttemptFinisher,
     private readonly slots: WorkerSlots,
     private readonly metrics: WorkerMetrics,
+    private readonly typeBackOff: TypeBackOff,
   ) {}
 
   /** Attempts not recorded yet. */
@@ -82,6 +84,7 @@ export class AttemptExecutor {
     let result: FinishResult = { recorded: false, next: [], sentAt: monotonicNow() };
     // Its slot frees with it only when no earlier (stuck) handler of the action shares it.
     const freesSlot = run.settledAtEnd && this.slots.freesSlotWhenSettled(row.id);
+    if (run.end?.pauseTypeMs !== undefined) await this.typeBackOff.pause(row.type, run.end.pauseTypeMs, row.id);
     if (run.end) result = await this.finisher.finish({ actionId: row.id, attempt: row.attempts, end: run.end }, freesSlot, () => lease.deadline);
     this.leases.untrack(lease);
     if (!run.end) this.leases.leaveToExpire(lease);

@@ -5,6 +5,7 @@ import { ActionContext, QueuedAction } from '../handlers/action-context.interfac
 import { ActionHandlersRegistry, RegisteredHandler } from '../handlers/action-handlers.registry';
 import { HandlerTimeoutError } from '../handlers/handler-timeout.error';
 import { PermanentFailureError } from '../handlers/permanent-failure.error';
+import { BackOffRequest, backOffRequested, throwBackOff } from '../handlers/retry-after.error';
 import { CancelRequestedError, LeaseExpiringError, LeaseLostError, NotAloneError, ShutdownError, StrayHandlerError } from './abort-reasons';
 import { AttemptEnd } from './attempt-end';
 import { fullJitterBackoffMs } from './backoff';
@@ -165,6 +166,13 @@ export class AttemptRunner {
         cause: first.error,
       };
     }
+    const backOff = backOffRequested(first.error) ?? threadBackOff(first.error);
+    if (backOff) {
+      const { message } = describeThrown(first.error);
+      const end: AttemptEnd = { kind: 'released', outcome: 'backed_off', error: message, delayMs: backOff.ms };
+      if (backOff.wholeType) end.pauseTypeMs = backOff.ms;
+      return { end, settled, settledAtEnd: true, cause: first.error };
+    }
     return { end: this.failureEnd(row, first.error, 'error'), settled, settledAtEnd: true, cause: first.error };
   }
 
@@ -197,6 +205,7 @@ export class AttemptRunner {
       signal,
       attempt: row.attempts,
       workerId: this.workerId,
+      backOff: throwBackOff,
       // Built on first use: most handlers never log, and a Logger per attempt
       // showed up in the profile of quick handlers.
       get logger(): Logger {
@@ -239,6 +248,15 @@ export class AttemptRunner {
     const base = registered?.options.backoffBaseMs ?? this.settings.RETRY_BACKOFF_BASE_MS;
     const cap = registered?.options.backoffCapMs ?? this.settings.RETRY_BACKOFF_CAP_MS;
     return { kind: 'retry', outcome, error: message, stack, delayMs: fullJitterBackoffMs(charged, base, cap) };
+  }
+}
+
+/** The back-off a handler thread's RetryAfterError asked for, or null. */
+function threadBackOff(error: unknown): BackOffRequest | null {
+  try {
+    return error instanceof ThreadTaskError ? error.backOff : null;
+  } catch {
+    return null; // `instanceof` runs a Proxy's getPrototypeOf trap, which may throw
   }
 }
 

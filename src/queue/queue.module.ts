@@ -21,6 +21,8 @@ import { ReaperService } from './reaper.service';
 import { SuspectRunner } from './suspect-runner.service';
 import { WorkerMetrics } from './worker-metrics';
 import { WakeLeadership } from './wake-leadership';
+import { RateLimitDefaults } from './rate-limit-defaults.service';
+import { TypeBackOff } from './type-back-off.service';
 import { WorkerService } from './worker.service';
 import { WorkerSlots } from './worker-slots';
 
@@ -45,6 +47,8 @@ import { WorkerSlots } from './worker-slots';
     AttemptRunner,
     AttemptFinisher,
     AttemptExecutor,
+    TypeBackOff,
+    RateLimitDefaults,
     {
       provide: WAKE_UP_PLAN,
       inject: [SETTINGS, DATABASE_URL],

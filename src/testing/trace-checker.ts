@@ -18,7 +18,7 @@ export interface Queryable {
  * Outcomes of a trace row (`action_attempts.outcome`), plus `running` for an attempt still open in `actions`.
  * @publicApi
  */
-export type TraceOutcome = 'done' | 'error' | 'timeout' | 'cancelled' | 'lease_expired' | 'released' | 'running';
+export type TraceOutcome = 'done' | 'error' | 'timeout' | 'cancelled' | 'lease_expired' | 'released' | 'backed_off' | 'running';
 
 /**
  * Outcomes whose attempt held a valid lease to its end (the chaos tests' default for overlap checks).
@@ -30,7 +30,7 @@ export const VALID_LEASE_OUTCOMES: readonly TraceOutcome[] = ['done', 'error', '
  * Every outcome, including the still-running attempts read from `actions`.
  * @publicApi
  */
-export const ALL_OUTCOMES: readonly TraceOutcome[] = ['done', 'error', 'timeout', 'cancelled', 'lease_expired', 'released', 'running'];
+export const ALL_OUTCOMES: readonly TraceOutcome[] = ['done', 'error', 'timeout', 'cancelled', 'lease_expired', 'released', 'backed_off', 'running'];
 
 /**
  * One execution attempt as the checker sees it. Times are microseconds since the epoch (exact, unlike `Date`).

@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import { CLAIM_ACTIONS_SQL } from '../../src/queue/sql/claim-actions.sql';
-import { claimSelectionSql, withTestDatabase } from '../support';
+import { claimParameters, claimSelectionSql, withTestDatabase } from '../support';
 
 interface PlanNode {
   'Node Type': string;
@@ -150,10 +150,7 @@ describe('the claim statement with a deep group', () => {
         .replace(/\s+/g, ' ')
         .replace(/\s*([(),;])\s*/g, '$1')
         .trim();
-    const body = rows[0].src
-      .replace(/\bp_types\b/g, '$1::text[]')
-      .replace(/\bp_limit\b/g, '$2::int')
-      .replace(/\bv_floor\b/g, "'-infinity'::timestamptz");
+    const body = claimParameters(rows[0].src);
     expect(normalise(body)).toContain(normalise(claimSelectionSql()));
   });
 });

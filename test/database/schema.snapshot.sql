@@ -58,6 +58,33 @@ TABLE action_groups (
   created_at timestamp with time zone NOT NULL DEFAULT now()
 );
 
+TABLE action_pauses (
+  id bigint NOT NULL,
+  scope text NOT NULL,
+  type text,
+  lock_id bigint,
+  reason text,
+  created_at timestamp with time zone NOT NULL DEFAULT now(),
+  until timestamp with time zone
+);
+
+TABLE action_rate_limits (
+  type text NOT NULL,
+  default_per_second double precision,
+  default_burst integer,
+  override_per_second double precision,
+  override_burst integer,
+  per_second double precision DEFAULT COALESCE(override_per_second, default_per_second),
+  burst integer DEFAULT 
+CASE
+    WHEN (override_per_second IS NOT NULL) THEN COALESCE(override_burst, 1)
+    ELSE COALESCE(default_burst, 1)
+END,
+  tokens double precision NOT NULL DEFAULT 0,
+  refilled_at timestamp with time zone NOT NULL DEFAULT clock_timestamp(),
+  updated_at timestamp with time zone NOT NULL DEFAULT now()
+);
+
 TABLE action_schedule_ticks (
   schedule_name text NOT NULL,
   tick_at timestamp with time zone NOT NULL,
@@ -124,7 +151,7 @@ CONSTRAINT action_activity_rollup_single_row ON action_activity_rollup CHECK ((i
 
 CONSTRAINT action_attempts_action_fk ON action_attempts FOREIGN KEY (action_id) REFERENCES actions(id) ON DELETE CASCADE;
 
-CONSTRAINT action_attempts_outcome_valid ON action_attempts CHECK ((outcome = ANY (ARRAY['done'::text, 'error'::text, 'timeout'::text, 'cancelled'::text, 'lease_expired'::text, 'released'::text])));
+CONSTRAINT action_attempts_outcome_valid ON action_attempts CHECK ((outcome = ANY (ARRAY['done'::text, 'error'::text, 'timeout'::text, 'cancelled'::text, 'lease_expired'::text, 'released'::text, 'backed_off'::text])));
 
 CONSTRAINT action_attempts_pkey ON action_attempts PRIMARY KEY (action_id, attempt);
 
@@ -147,6 +174,20 @@ CONSTRAINT action_group_keys_lock_id_uq ON action_group_keys UNIQUE (lock_id);
 CONSTRAINT action_group_keys_pkey ON action_group_keys PRIMARY KEY (group_key);
 
 CONSTRAINT action_groups_pkey ON action_groups PRIMARY KEY (lock_id);
+
+CONSTRAINT action_pauses_pkey ON action_pauses PRIMARY KEY (id);
+
+CONSTRAINT action_pauses_reason_length ON action_pauses CHECK ((octet_length(reason) <= 1000));
+
+CONSTRAINT action_pauses_scope_valid ON action_pauses CHECK ((scope = ANY (ARRAY['queue'::text, 'type'::text, 'group'::text])));
+
+CONSTRAINT action_pauses_target_matches_scope ON action_pauses CHECK ((((scope = 'queue'::text) AND (type IS NULL) AND (lock_id IS NULL)) OR ((scope = 'type'::text) AND (type IS NOT NULL) AND (lock_id IS NULL)) OR ((scope = 'group'::text) AND (type IS NULL) AND (lock_id IS NOT NULL))));
+
+CONSTRAINT action_rate_limits_default_valid ON action_rate_limits CHECK ((((default_per_second IS NULL) AND (default_burst IS NULL)) OR (((default_per_second >= (0.001)::double precision) AND (default_per_second <= (100000)::double precision)) AND ((COALESCE(default_burst, 1) >= 1) AND (COALESCE(default_burst, 1) <= 100000)))));
+
+CONSTRAINT action_rate_limits_override_valid ON action_rate_limits CHECK ((((override_per_second IS NULL) AND (override_burst IS NULL)) OR (((override_per_second >= (0.001)::double precision) AND (override_per_second <= (100000)::double precision)) AND ((COALESCE(override_burst, 1) >= 1) AND (COALESCE(override_burst, 1) <= 100000)))));
+
+CONSTRAINT action_rate_limits_pkey ON action_rate_limits PRIMARY KEY (type);
 
 CONSTRAINT action_schedule_ticks_pkey ON action_schedule_ticks PRIMARY KEY (schedule_name, tick_at);
 
@@ -228,6 +269,16 @@ CREATE UNIQUE INDEX action_group_keys_pkey ON public.action_group_keys USING btr
 
 CREATE UNIQUE INDEX action_groups_pkey ON public.action_groups USING btree (lock_id);
 
+CREATE UNIQUE INDEX action_pauses_group_key ON public.action_pauses USING btree (lock_id) WHERE (scope = 'group'::text);
+
+CREATE UNIQUE INDEX action_pauses_pkey ON public.action_pauses USING btree (id);
+
+CREATE UNIQUE INDEX action_pauses_queue_key ON public.action_pauses USING btree (scope) WHERE (scope = 'queue'::text);
+
+CREATE UNIQUE INDEX action_pauses_type_key ON public.action_pauses USING btree (type) WHERE (scope = 'type'::text);
+
+CREATE UNIQUE INDEX action_rate_limits_pkey ON public.action_rate_limits USING btree (type);
+
 CREATE UNIQUE INDEX action_schedule_ticks_pkey ON public.action_schedule_ticks USING btree (schedule_name, tick_at);
 
 CREATE UNIQUE INDEX action_schedules_pkey ON public.action_schedules USING btree (name);
@@ -247,8 +298,9 @@ CREATE OR REPLACE FUNCTION public.aq_act_for_worker(p_worker text, p_lease_ms in
 AS $function$
   SELECT set_config('aq.worker', p_worker, true),
          set_config('aq.handoff_lease_ms', p_lease_ms::text, true),
-         set_config('aq.handoff_types', p_types::text, true),
-         set_config('aq.handoff_caps', p_caps::text, true)
+         set_config('aq.handoff_types', u.types::text, true), -- flow control: rate-limited types left out
+         set_config('aq.handoff_caps', u.caps::text, true)
+  FROM aq_flow_unlimited_types(p_types, p_caps) AS u
 $function$
 ;
 
@@ -298,6 +350,20 @@ BEGIN
       USING ERRCODE = '55006',
             HINT = 'TRUNCATE actions first, then action_group_keys (a TRUNCATE naming both checks before either is emptied).';
   END IF;
+  RETURN NULL;
+END $function$
+;
+
+CREATE OR REPLACE FUNCTION public.aq_action_pauses_after_change_wake()
+ RETURNS trigger
+ LANGUAGE plpgsql
+ SET search_path TO 'public'
+AS $function$
+BEGIN
+  -- Heads of a resumed group may sit below a connection's claim floor (023):
+  -- the bump makes every connection sweep at its next claim.
+  PERFORM nextval('actions_late_heads_seq');
+  PERFORM aq_wake_workers();
   RETURN NULL;
 END $function$
 ;
@@ -590,25 +656,21 @@ CREATE OR REPLACE FUNCTION public.aq_claim_actions(p_worker text, p_types text[]
  SET search_path TO 'public'
 AS $function$
 DECLARE
-  -- A head committed up to this long after its run_at is still above every
-  -- floor (a producer's ordinary transaction, a finish that promoted it); the
-  -- dead entries of this long of claims are what each claim walks.
+  -- The frontier's constants, as in 023-claim-frontier.up.sql (reasons there).
   c_floor_slack    CONSTANT interval := interval '1 second';
-  -- A sweep at least this often per connection (rows skipped while locked);
-  -- the custom setting aq.claim_sweep_interval_ms overrides it (tests set it
-  -- high to see that the other triggers of a sweep suffice).
   c_sweep_interval CONSTANT double precision :=
     coalesce(nullif(current_setting('aq.claim_sweep_interval_ms', true), ''), '1000')::double precision / 1000;
-  -- A connection sweeps again only after this many times its last sweep's
-  -- duration: at most 1 % of its time goes to walking a dead prefix ...
   c_sweep_cost_factor CONSTANT double precision := 100.0;
-  -- ... unless that sweep took less than this (s): with no dead prefix a sweep
-  -- costs what a claim did before 023, and a late head is not kept waiting.
   c_sweep_free_cost CONSTANT double precision := 0.002;
-  -- Session state, one custom setting: types key | floor | last sweep's end
-  -- (epoch s) | its duration (s) | actions_late_heads_seq value it saw.
+  v_types   text[] := aq_flow_claimable_types(p_types); -- flow control: paused types and queue
+  v_ltypes  text[];                                     -- flow control: rate-limited types with tokens
+  v_lallow  int[];                                      -- ... and how many of each may start
+  v_empty   text[];                                     -- ... and those whose bucket is empty
+  v_trimmed timestamptz;                                -- ... the earliest head left for want of tokens
+  v_all     bigint[];                                   -- ... the heads selected before the allowances
+  v_leased  aq_leased_action[];
   v_state   text[] := string_to_array(current_setting('aq.claim_frontier', true), '|');
-  v_key     text := md5(p_types::text);
+  v_key     text;
   v_late    bigint;
   v_floor   timestamptz := '-infinity';
   v_swept   double precision := 0;
@@ -619,61 +681,109 @@ DECLARE
   v_sweeping  boolean;
   v_ids     bigint[];
   v_first   timestamptz;
+  v_found   int;
 BEGIN
-  IF p_quarantined THEN
-    -- Suspects are few and claimed one at a time (actions_quarantined_idx).
-    RETURN QUERY SELECT * FROM aq_lease_actions(ARRAY(
-      SELECT a.id FROM actions AS a
-      WHERE a.is_head AND a.status = 'pending' AND a.quarantined AND a.run_at <= now() AND a.type = ANY(p_types)
-      ORDER BY a.run_at, a.id
-      LIMIT 1
-      FOR UPDATE SKIP LOCKED
-    ), p_worker, p_lease_ms, p_types, p_caps);
+  IF cardinality(v_types) = 0 THEN -- flow control: nothing may be claimed
     RETURN;
   END IF;
-  -- The sequence's one value, read without a snapshot or a row version (NULL
-  -- until the first bump).
-  v_late := coalesce(pg_sequence_last_value('actions_late_heads_seq'), 0);
-  IF v_state[1] = v_key THEN
-    v_floor := v_state[2]::timestamptz;
-    v_swept := v_state[3]::double precision;
-    v_cost := v_state[4]::double precision;
-    v_seen := v_state[5]::bigint;
-  END IF;
-  v_may_sweep := v_cost < c_sweep_free_cost OR v_clock - v_swept >= c_sweep_cost_factor * v_cost;
-  IF v_may_sweep AND (v_seen <> v_late OR v_clock - v_swept >= c_sweep_interval) THEN
-    v_floor := '-infinity';
-  END IF;
-  LOOP
-    v_sweeping := v_floor = '-infinity';
-    SELECT coalesce(array_agg(c.id ORDER BY c.run_at, c.id), '{}'), min(c.run_at) INTO v_ids, v_first FROM (
-      -- <claim>
-      SELECT a.id, a.run_at FROM actions AS a
-      WHERE a.is_head AND a.status = 'pending' AND NOT a.quarantined AND a.run_at <= now() AND a.run_at >= v_floor
-        AND a.type = ANY(p_types)
-      ORDER BY a.run_at, a.id
-      LIMIT p_limit
-      FOR UPDATE SKIP LOCKED
-      -- </claim>
-    ) AS c;
-    IF v_sweeping THEN
-      v_cost := extract(epoch FROM clock_timestamp()) - v_clock;
-      v_swept := extract(epoch FROM clock_timestamp());
-      v_seen := v_late;
+  -- flow control: rate limits (031): a type whose bucket is empty leaves the
+  -- selection; the others keep at most their allowance of what it finds.
+  IF EXISTS (SELECT 1 FROM action_rate_limits AS b WHERE b.type = ANY(v_types) AND b.per_second IS NOT NULL) THEN
+    SELECT coalesce(array_agg(t.type) FILTER (WHERE t.allowance > 0), '{}'),
+           coalesce(array_agg(t.allowance) FILTER (WHERE t.allowance > 0), '{}'),
+           coalesce(array_agg(t.type) FILTER (WHERE t.allowance < 1), '{}')
+    INTO v_ltypes, v_lallow, v_empty
+    FROM aq_flow_take_tokens(v_types, p_limit) AS t;
+    v_types := ARRAY(SELECT x.type FROM unnest(v_types) WITH ORDINALITY AS x(type, n) WHERE x.type <> ALL(v_empty) ORDER BY x.n);
+    IF cardinality(v_types) = 0 THEN
+      RETURN;
     END IF;
-    -- Nothing above the floor: maybe a head committed long after its run_at.
-    EXIT WHEN cardinality(v_ids) > 0 OR v_sweeping OR NOT v_may_sweep;
-    v_floor := '-infinity';
-  END LOOP;
-  -- Every head of these types from the floor up to the first one taken was
-  -- taken or locked by another claim: the floor moves up to it (less the
-  -- slack); a claim that did not fill p_limit saw every due head it could take.
-  v_floor := greatest(v_floor, CASE WHEN cardinality(v_ids) < p_limit THEN now() ELSE v_first END - c_floor_slack);
-  -- Session-wide (is_local false), undone if this transaction rolls back.
-  PERFORM set_config('aq.claim_frontier', concat_ws('|', v_key, v_floor::text, v_swept::text, v_cost::text, v_seen::text), false);
-  IF cardinality(v_ids) > 0 THEN
-    RETURN QUERY SELECT * FROM aq_lease_actions(v_ids, p_worker, p_lease_ms, p_types, p_caps);
   END IF;
+  IF p_quarantined THEN
+    -- Suspects are few and claimed one at a time (actions_quarantined_idx).
+    v_ids := ARRAY(
+      SELECT a.id FROM actions AS a
+      WHERE a.is_head AND a.status = 'pending' AND a.quarantined AND a.run_at <= now() AND a.type = ANY(v_types)
+        AND NOT EXISTS (SELECT 1 FROM action_pauses AS p -- flow control: paused groups
+                        WHERE p.scope = 'group' AND p.lock_id = a.lock_id AND (p.until IS NULL OR p.until > now()))
+      ORDER BY a.run_at, a.id
+      LIMIT 1
+      FOR UPDATE OF a SKIP LOCKED
+    );
+  ELSE
+    -- The frontier of 023, keyed by the types left after flow control: when a
+    -- type comes back (its pause ended, its bucket refilled) the key changes
+    -- and the connection sweeps, so heads the floor passed while the type was
+    -- held back are found at once. A resumed group bumps the late-heads
+    -- sequence instead (aq_action_pauses_after_change_wake).
+    v_key := md5(v_types::text);
+    v_late := coalesce(pg_sequence_last_value('actions_late_heads_seq'), 0);
+    IF v_state[1] = v_key THEN
+      v_floor := v_state[2]::timestamptz;
+      v_swept := v_state[3]::double precision;
+      v_cost := v_state[4]::double precision;
+      v_seen := v_state[5]::bigint;
+    END IF;
+    v_may_sweep := v_cost < c_sweep_free_cost OR v_clock - v_swept >= c_sweep_cost_factor * v_cost;
+    IF v_may_sweep AND (v_seen <> v_late OR v_clock - v_swept >= c_sweep_interval) THEN
+      v_floor := '-infinity';
+    END IF;
+    LOOP
+      v_sweeping := v_floor = '-infinity';
+      SELECT coalesce(array_agg(c.id ORDER BY c.run_at, c.id), '{}'), min(c.run_at) INTO v_ids, v_first FROM (
+        -- <claim>
+        SELECT a.id, a.run_at FROM actions AS a
+        WHERE a.is_head AND a.status = 'pending' AND NOT a.quarantined AND a.run_at <= now() AND a.run_at >= v_floor
+          AND a.type = ANY(v_types)
+          AND NOT EXISTS (SELECT 1 FROM action_pauses AS p -- flow control: paused groups
+                          WHERE p.scope = 'group' AND p.lock_id = a.lock_id AND (p.until IS NULL OR p.until > now()))
+        ORDER BY a.run_at, a.id
+        LIMIT p_limit
+        FOR UPDATE OF a SKIP LOCKED
+        -- </claim>
+      ) AS c;
+      IF v_sweeping THEN
+        v_cost := extract(epoch FROM clock_timestamp()) - v_clock;
+        v_swept := extract(epoch FROM clock_timestamp());
+        v_seen := v_late;
+      END IF;
+      EXIT WHEN cardinality(v_ids) > 0 OR v_sweeping OR NOT v_may_sweep;
+      v_floor := '-infinity';
+    END LOOP;
+    v_found := cardinality(v_ids);
+  END IF;
+  IF cardinality(v_ltypes) > 0 THEN
+    -- flow control: at most each limited type's allowance, earliest first.
+    v_all := v_ids;
+    v_ids := ARRAY(
+      SELECT s.id FROM (
+        SELECT a.id, a.type, row_number() OVER (PARTITION BY a.type ORDER BY a.run_at, a.id) AS n
+        FROM actions AS a WHERE a.id = ANY(v_ids)
+      ) AS s
+      LEFT JOIN unnest(v_ltypes, v_lallow) AS l(type, allowance) ON l.type = s.type
+      WHERE l.type IS NULL OR s.n <= l.allowance
+    );
+    IF NOT p_quarantined AND cardinality(v_ids) < v_found THEN
+      -- The heads left for want of tokens stay claimable: the floor must not pass them.
+      SELECT min(a.run_at) INTO v_trimmed FROM actions AS a WHERE a.id = ANY(v_all) AND a.id <> ALL(v_ids);
+    END IF;
+  END IF;
+  IF NOT p_quarantined THEN
+    -- As 023: every head of these types from the floor up to the first one
+    -- taken was taken or locked by another claim; a claim that did not fill
+    -- p_limit saw every due head it could take (less those left for want of tokens).
+    v_floor := greatest(v_floor, least(CASE WHEN v_found < p_limit THEN now() ELSE v_first END, v_trimmed) - c_floor_slack);
+    PERFORM set_config('aq.claim_frontier', concat_ws('|', v_key, v_floor::text, v_swept::text, v_cost::text, v_seen::text), false);
+  END IF;
+  IF cardinality(v_ids) = 0 THEN
+    RETURN;
+  END IF;
+  v_leased := ARRAY(SELECT l FROM aq_lease_actions(v_ids, p_worker, p_lease_ms, p_types, p_caps) AS l);
+  -- flow control: pay for what was leased.
+  UPDATE action_rate_limits AS b SET tokens = b.tokens - x.n
+  FROM (SELECT l.type, count(*) AS n FROM unnest(v_leased) AS l GROUP BY l.type) AS x
+  WHERE b.type = x.type;
+  RETURN QUERY SELECT * FROM unnest(v_leased);
 END $function$
 ;
 
@@ -853,6 +963,50 @@ BEGIN
 END $function$
 ;
 
+CREATE OR REPLACE FUNCTION public.aq_flow_claimable_types(p_types text[])
+ RETURNS text[]
+ LANGUAGE sql
+ STABLE
+ SET search_path TO 'public'
+AS $function$
+  SELECT CASE
+    WHEN EXISTS (SELECT 1 FROM action_pauses AS p
+                 WHERE p.scope = 'queue' AND (p.until IS NULL OR p.until > now())) THEN '{}'::text[]
+    ELSE ARRAY(SELECT t.type FROM unnest(p_types) WITH ORDINALITY AS t(type, n)
+               WHERE NOT EXISTS (SELECT 1 FROM action_pauses AS p
+                                 WHERE p.scope = 'type' AND p.type = t.type AND (p.until IS NULL OR p.until > now()))
+               ORDER BY t.n)
+  END
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.aq_flow_take_tokens(p_types text[], p_want integer)
+ RETURNS TABLE(type text, allowance integer)
+ LANGUAGE plpgsql
+ SET search_path TO 'public'
+AS $function$
+BEGIN
+  RETURN QUERY
+  UPDATE action_rate_limits AS b
+  SET tokens      = least(b.burst + 0.999, b.tokens + extract(epoch FROM clock_timestamp() - b.refilled_at) * b.per_second),
+      refilled_at = clock_timestamp()
+  WHERE b.type = ANY(p_types) AND b.per_second IS NOT NULL
+  RETURNING b.type, least(p_want, floor(b.tokens))::int;
+END $function$
+;
+
+CREATE OR REPLACE FUNCTION public.aq_flow_unlimited_types(p_types text[], p_caps integer[])
+ RETURNS TABLE(types text[], caps integer[])
+ LANGUAGE sql
+ STABLE
+ SET search_path TO 'public'
+AS $function$
+  SELECT coalesce(array_agg(t.type ORDER BY t.n), '{}'), coalesce(array_agg(t.cap ORDER BY t.n), '{}')
+  FROM unnest(p_types, p_caps) WITH ORDINALITY AS t(type, cap, n)
+  WHERE NOT EXISTS (SELECT 1 FROM action_rate_limits AS b WHERE b.type = t.type AND b.per_second IS NOT NULL)
+$function$
+;
+
 CREATE OR REPLACE FUNCTION public.aq_holds_group(status text, on_failure text)
  RETURNS boolean
  LANGUAGE sql
@@ -889,6 +1043,8 @@ CREATE OR REPLACE FUNCTION public.aq_lease_actions(p_ids bigint[], p_worker text
  LANGUAGE plpgsql
  SET search_path TO 'public'
 AS $function$
+DECLARE
+  v_types text[] := aq_flow_claimable_types(p_types); -- flow control: paused types and queue
 BEGIN
   RETURN QUERY
   UPDATE actions AS a
@@ -903,8 +1059,11 @@ BEGIN
   FROM unnest(p_types, p_caps) AS t(type, cap)
   WHERE a.id = ANY(p_ids)
     AND a.type = t.type
+    AND t.type = ANY(v_types) -- flow control
     AND a.status = 'pending'
     AND a.run_at <= now()
+    AND NOT EXISTS (SELECT 1 FROM action_pauses AS p -- flow control: paused groups
+                    WHERE p.scope = 'group' AND p.lock_id = a.lock_id AND (p.until IS NULL OR p.until > now()))
   RETURNING a.id, a.lock_id, a.type, a.payload, a.attempts, a.charged_attempts, a.max_attempts,
             a.on_failure, a.run_at, a.created_at, a.idempotency_key, a.quarantined, a.lease_expires_at;
 END $function$
@@ -945,6 +1104,65 @@ BEGIN
   PERFORM nextval('actions_late_heads_seq');
   RETURN NULL;
 END $function$
+;
+
+CREATE OR REPLACE FUNCTION public.aq_pause(p_scope text, p_type text, p_lock_id bigint, p_reason text DEFAULT NULL::text, p_for_ms bigint DEFAULT NULL::bigint)
+ RETURNS action_pauses
+ LANGUAGE plpgsql
+ SET search_path TO 'public'
+AS $function$
+DECLARE
+  v_until timestamptz := CASE WHEN p_for_ms IS NULL THEN NULL ELSE now() + p_for_ms * interval '1 millisecond' END;
+  v_row   action_pauses;
+BEGIN
+  IF p_for_ms IS NOT NULL AND p_for_ms <= 0 THEN
+    RAISE EXCEPTION 'actions: a timed pause needs p_for_ms > 0 (got %)', p_for_ms USING ERRCODE = '22023';
+  END IF;
+  -- Expired timed pauses of this scope are garbage: drop them so a new pause starts afresh.
+  DELETE FROM action_pauses WHERE scope = p_scope AND until IS NOT NULL AND until <= now();
+  INSERT INTO action_pauses AS p (scope, type, lock_id, reason, until)
+  VALUES (p_scope, p_type, p_lock_id, p_reason, v_until)
+  ON CONFLICT DO NOTHING
+  RETURNING * INTO v_row;
+  IF v_row.id IS NULL THEN
+    UPDATE action_pauses AS p
+    SET reason = coalesce(p_reason, p.reason),
+        until  = CASE WHEN p.until IS NULL OR v_until IS NULL THEN NULL ELSE greatest(p.until, v_until) END
+    WHERE p.scope = p_scope AND p.type IS NOT DISTINCT FROM p_type AND p.lock_id IS NOT DISTINCT FROM p_lock_id
+    RETURNING * INTO v_row;
+  END IF;
+  RETURN v_row;
+EXCEPTION WHEN check_violation THEN
+  RAISE EXCEPTION 'actions: cannot pause scope % (type %, lock_id %): %', p_scope, p_type, p_lock_id, SQLERRM USING ERRCODE = '22023';
+END $function$
+;
+
+CREATE OR REPLACE FUNCTION public.aq_pause_group(p_lock_id bigint, p_reason text DEFAULT NULL::text)
+ RETURNS action_pauses
+ LANGUAGE sql
+ SET search_path TO 'public'
+AS $function$ SELECT aq_pause('group', NULL, p_lock_id, p_reason) $function$
+;
+
+CREATE OR REPLACE FUNCTION public.aq_pause_group_key(p_key text, p_reason text DEFAULT NULL::text)
+ RETURNS action_pauses
+ LANGUAGE sql
+ SET search_path TO 'public'
+AS $function$ SELECT aq_pause('group', NULL, aq_intern_group_key(p_key), p_reason) $function$
+;
+
+CREATE OR REPLACE FUNCTION public.aq_pause_queue(p_reason text DEFAULT NULL::text)
+ RETURNS action_pauses
+ LANGUAGE sql
+ SET search_path TO 'public'
+AS $function$ SELECT aq_pause('queue', NULL, NULL, p_reason) $function$
+;
+
+CREATE OR REPLACE FUNCTION public.aq_pause_type(p_type text, p_reason text DEFAULT NULL::text, p_for_ms bigint DEFAULT NULL::bigint)
+ RETURNS action_pauses
+ LANGUAGE sql
+ SET search_path TO 'public'
+AS $function$ SELECT aq_pause('type', p_type, NULL, p_reason, p_for_ms) $function$
 ;
 
 CREATE OR REPLACE FUNCTION public.aq_promote_groups(p_groups bigint[], p_after bigint[])
@@ -1084,6 +1302,50 @@ BEGIN
 END $function$
 ;
 
+CREATE OR REPLACE FUNCTION public.aq_resume(p_scope text, p_type text, p_lock_id bigint)
+ RETURNS boolean
+ LANGUAGE sql
+ SET search_path TO 'public'
+AS $function$
+  WITH gone AS (
+    DELETE FROM action_pauses
+    WHERE scope = p_scope AND type IS NOT DISTINCT FROM p_type AND lock_id IS NOT DISTINCT FROM p_lock_id
+    RETURNING until
+  )
+  SELECT coalesce(bool_or(until IS NULL OR until > now()), false) FROM gone
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.aq_resume_group(p_lock_id bigint)
+ RETURNS boolean
+ LANGUAGE sql
+ SET search_path TO 'public'
+AS $function$ SELECT aq_resume('group', NULL, p_lock_id) $function$
+;
+
+CREATE OR REPLACE FUNCTION public.aq_resume_group_key(p_key text)
+ RETURNS boolean
+ LANGUAGE sql
+ SET search_path TO 'public'
+AS $function$
+  SELECT coalesce((SELECT aq_resume('group', NULL, k.lock_id) FROM action_group_keys AS k WHERE k.group_key = p_key), false)
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.aq_resume_queue()
+ RETURNS boolean
+ LANGUAGE sql
+ SET search_path TO 'public'
+AS $function$ SELECT aq_resume('queue', NULL, NULL) $function$
+;
+
+CREATE OR REPLACE FUNCTION public.aq_resume_type(p_type text)
+ RETURNS boolean
+ LANGUAGE sql
+ SET search_path TO 'public'
+AS $function$ SELECT aq_resume('type', p_type, NULL) $function$
+;
+
 CREATE OR REPLACE FUNCTION public.aq_roll_up_activity(p_lag interval, p_keep interval, p_max_rows integer)
  RETURNS timestamp with time zone
  LANGUAGE plpgsql
@@ -1143,6 +1405,51 @@ BEGIN
 END $function$
 ;
 
+CREATE OR REPLACE FUNCTION public.aq_set_rate_limit(p_type text, p_per_second double precision, p_burst integer DEFAULT 1)
+ RETURNS action_rate_limits
+ LANGUAGE plpgsql
+ SET search_path TO 'public'
+AS $function$
+DECLARE
+  v_row action_rate_limits;
+BEGIN
+  INSERT INTO action_rate_limits AS b (type, override_per_second, override_burst, tokens)
+  VALUES (p_type, p_per_second, CASE WHEN p_per_second IS NULL THEN NULL ELSE p_burst END, coalesce(p_burst, 1))
+  ON CONFLICT (type) DO UPDATE
+    SET override_per_second = excluded.override_per_second,
+        override_burst      = excluded.override_burst,
+        tokens              = least(b.tokens, coalesce(excluded.override_burst, b.default_burst, 1)),
+        updated_at          = now()
+  RETURNING * INTO v_row;
+  -- Nothing left to enforce: forget the bucket.
+  DELETE FROM action_rate_limits AS b WHERE b.type = p_type AND b.per_second IS NULL;
+  -- A higher limit may let waiting heads start now.
+  PERFORM aq_wake_workers();
+  RETURN CASE WHEN v_row.per_second IS NULL THEN NULL ELSE v_row END;
+EXCEPTION WHEN check_violation THEN
+  RAISE EXCEPTION 'actions: invalid rate limit for type %: % per second, burst %', p_type, p_per_second, p_burst USING ERRCODE = '22023';
+END $function$
+;
+
+CREATE OR REPLACE FUNCTION public.aq_set_rate_limit_defaults(p_types text[], p_per_second double precision[], p_burst integer[])
+ RETURNS void
+ LANGUAGE sql
+ SET search_path TO 'public'
+AS $function$
+  INSERT INTO action_rate_limits AS b (type, default_per_second, default_burst, tokens)
+  SELECT t.type, t.per_second, t.burst, coalesce(t.burst, 1)
+  FROM unnest(p_types, p_per_second, p_burst) AS t(type, per_second, burst)
+  WHERE t.per_second IS NOT NULL
+  ON CONFLICT (type) DO UPDATE
+    SET default_per_second = excluded.default_per_second, default_burst = excluded.default_burst, updated_at = now()
+    WHERE (b.default_per_second, b.default_burst) IS DISTINCT FROM (excluded.default_per_second, excluded.default_burst);
+  UPDATE action_rate_limits AS b SET default_per_second = NULL, default_burst = NULL, updated_at = now()
+  FROM unnest(p_types, p_per_second) AS t(type, per_second)
+  WHERE b.type = t.type AND t.per_second IS NULL AND b.default_per_second IS NOT NULL;
+  DELETE FROM action_rate_limits AS b WHERE b.type = ANY(p_types) AND b.per_second IS NULL;
+$function$
+;
+
 CREATE OR REPLACE FUNCTION public.aq_wake_workers()
  RETURNS void
  LANGUAGE sql
@@ -1157,6 +1464,8 @@ CREATE TRIGGER action_group_keys_before_delete BEFORE DELETE ON public.action_gr
 CREATE TRIGGER action_group_keys_before_truncate BEFORE TRUNCATE ON public.action_group_keys FOR EACH STATEMENT EXECUTE FUNCTION aq_action_group_keys_before_truncate();
 
 CREATE TRIGGER action_group_keys_before_update BEFORE UPDATE ON public.action_group_keys FOR EACH ROW WHEN (((old.group_key IS DISTINCT FROM new.group_key) OR (old.lock_id IS DISTINCT FROM new.lock_id))) EXECUTE FUNCTION aq_action_group_keys_before_change();
+
+CREATE TRIGGER action_pauses_after_change_wake AFTER DELETE OR UPDATE OR TRUNCATE ON public.action_pauses FOR EACH STATEMENT EXECUTE FUNCTION aq_action_pauses_after_change_wake();
 
 CREATE TRIGGER actions_after_cancel_request AFTER UPDATE OF cancel_requested_at ON public.actions FOR EACH ROW WHEN (((new.status = 'running'::text) AND (new.cancel_requested_at IS NOT NULL) AND (old.cancel_requested_at IS NULL))) EXECUTE FUNCTION aq_actions_after_cancel_request();
 

@@ -21,7 +21,7 @@ export type { TraceReport } from '../../src/testing';
 export { executionOverlaps, executionsPastDeadline, newExecutionLogPath, pairExecutions, readExecutions } from './execution-log';
 export type { Execution, ExecutionDeadline, ExecutionOverlap, LateExecution } from './execution-log';
 // The claim's row selection for EXPLAIN, shared with the benchmark (the service never runs it).
-export { claimSelectionSql } from '../../bench/claim-selection';
+export { claimParameters, claimSelectionSql } from '../../bench/claim-selection';
 export { insertAction } from './insert-action';
 export { errorLogLines, PINO_ERROR_LEVEL } from './log-lines';
 export type { ErrorLogLine } from './log-lines';

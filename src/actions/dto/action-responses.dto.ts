@@ -187,6 +187,18 @@ export class PendingBreakdownDto implements Describes<StatsResource['pendingBrea
   behindHead: number;
 }
 
+/** `paused` of `GET /stats`. */
+export class PausedCountsDto {
+  @ApiProperty({ example: false, description: 'The whole queue is paused (or draining): nothing is claimed' })
+  queue: boolean;
+
+  @ApiProperty({ example: 0, description: 'Action types paused (a handler back-off for its whole type included)' })
+  types: number;
+
+  @ApiProperty({ example: 1, description: 'Groups paused' })
+  groups: number;
+}
+
 /** `GET /stats`. */
 export class StatsResponseDto implements Describes<StatsResource, StatsResponseDto> {
   @ApiProperty({
@@ -219,6 +231,9 @@ export class StatsResponseDto implements Describes<StatsResource, StatsResponseD
 
   @ApiProperty({ example: 0, description: 'Groups held by a failed head under the `block` policy' })
   blockedGroups: number;
+
+  @ApiProperty({ type: PausedCountsDto, description: 'What is paused now (POST /pauses, POST /queue/drain, aq_pause_* in SQL)' })
+  paused: PausedCountsDto;
 }
 
 /** Nest's standard error body; `message` names the offending field. */

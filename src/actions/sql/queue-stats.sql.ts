@@ -28,6 +28,9 @@
  *   minimum is exact unless over 100 heads were enqueued with a runAt in the
  *   past, when it is the oldest among those 100. Null when nothing is due.
  * - blocked_groups: through actions_blocked_idx (one entry per blocked group).
+ * - paused_queue, paused_types, paused_groups: the active pauses
+ *   (action_pauses, src/database/sql/030-flow-control.up.sql), one scan of
+ *   that table, whose size is the number of paused targets.
  */
 export const QUEUE_STATS_SQL = `
 SELECT
@@ -54,7 +57,12 @@ SELECT
      (SELECT greatest(run_at, created_at) FROM actions
       WHERE is_head AND status = 'pending' AND quarantined AND run_at <= now() ORDER BY run_at, id LIMIT 100)
    ) AS d) AS oldest_due_age_s,
-  (SELECT count(*) FROM actions WHERE status = 'failed' AND holds_group AND lock_id IS NOT NULL)::int AS blocked_groups`;
+  (SELECT count(*) FROM actions WHERE status = 'failed' AND holds_group AND lock_id IS NOT NULL)::int AS blocked_groups,
+  p.paused_queue, p.paused_types, p.paused_groups
+FROM (SELECT count(*) FILTER (WHERE scope = 'queue') > 0 AS paused_queue,
+             count(*) FILTER (WHERE scope = 'type')::int AS paused_types,
+             count(*) FILTER (WHERE scope = 'group')::int AS paused_groups
+      FROM action_pauses WHERE until IS NULL OR until > now()) AS p`;
 
 /** Exact counts by status, one sequential scan: run only while the table is small. */
 export const EXACT_STATUS_COUNTS_SQL = `SELECT status, count(*)::int AS n FROM actions GROUP BY status`;

@@ -26,6 +26,8 @@ export interface QueueStats {
   oldestPendingAgeSeconds: number | null;
   /** Groups held by a failed head under the `block` policy. */
   blockedGroups: number;
+  /** What is paused now (docs/flow-control.md): the whole queue, how many action types, how many groups. */
+  paused: { queue: boolean; types: number; groups: number };
 }
 
 /** Runs one SQL statement with parameters and returns its rows. */
@@ -44,6 +46,9 @@ interface StatsRow {
   scheduled_heads: number;
   oldest_due_age_s: number | null;
   blocked_groups: number;
+  paused_queue: boolean;
+  paused_types: number;
+  paused_groups: number;
 }
 
 /**
@@ -83,5 +88,6 @@ export async function readQueueStats(run: RunQuery): Promise<QueueStats> {
     pendingBreakdown: { due: row.due_heads, scheduled: row.scheduled_heads, behindHead: Math.max(0, byStatus.pending - pendingHeads) },
     oldestPendingAgeSeconds: row.oldest_due_age_s === null ? null : Math.max(0, row.oldest_due_age_s),
     blockedGroups: row.blocked_groups,
+    paused: { queue: row.paused_queue, types: row.paused_types, groups: row.paused_groups },
   };
 }

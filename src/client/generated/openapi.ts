@@ -333,6 +333,95 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/pauses': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Active pauses, in id order */
+    get: operations['PausesController_list'];
+    put?: never;
+    /** Pause the queue, an action type or a group: enqueue goes on, no instance claims what is paused, running actions finish */
+    post: operations['PausesController_pause'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/pauses/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Resume: end a pause; every instance claims what it held back at once */
+    delete: operations['PausesController_resume'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/queue/drain': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The drain: whether the queue is paused, how many actions still run, and whether it is drained */
+    get: operations['DrainController_state'];
+    put?: never;
+    /** Start a drain: pause the whole queue (running actions finish); poll GET until `drained` */
+    post: operations['DrainController_start'];
+    /** End the drain: resume the queue */
+    delete: operations['DrainController_stop'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/rate-limits': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Rate limits in force, by action type (override or handler default) */
+    get: operations['RateLimitsController_list'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/rate-limits/{type}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /** Set a type's rate limit (overrides the handler's default), shared by every instance */
+    put: operations['RateLimitsController_set'];
+    post?: never;
+    /** Clear a type's override: the handler's default (if any) is in force again */
+    delete: operations['RateLimitsController_clear'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/health': {
     parameters: {
       query?: never;
@@ -583,7 +672,7 @@ export interface components {
        * @example done
        * @enum {string}
        */
-      outcome: 'done' | 'error' | 'timeout' | 'cancelled' | 'lease_expired' | 'released';
+      outcome: 'done' | 'error' | 'timeout' | 'cancelled' | 'lease_expired' | 'released' | 'backed_off';
       /**
        * @description Readable message; long ones keep their first 3 000 and last 1 000 characters
        * @example null
@@ -1003,6 +1092,23 @@ export interface components {
        */
       behindHead: number;
     };
+    PausedCountsDto: {
+      /**
+       * @description The whole queue is paused (or draining): nothing is claimed
+       * @example false
+       */
+      queue: boolean;
+      /**
+       * @description Action types paused (a handler back-off for its whole type included)
+       * @example 0
+       */
+      types: number;
+      /**
+       * @description Groups paused
+       * @example 1
+       */
+      groups: number;
+    };
     StatsResponseDto: {
       /**
        * @description Actions by status. Exact while the actions table is at most 8 MB; beyond, `done` is PostgreSQL's estimate (its live row count minus the other statuses) and `failed` / `cancelled` are exact up to 10 000, then estimated. `estimated` lists the statuses whose count is an estimate.
@@ -1033,6 +1139,8 @@ export interface components {
        * @example 0
        */
       blockedGroups: number;
+      /** @description What is paused now (POST /pauses, POST /queue/drain, aq_pause_* in SQL) */
+      paused: components['schemas']['PausedCountsDto'];
     };
     ActivityBucketDto: {
       /**
@@ -1301,6 +1409,148 @@ export interface components {
     BulkOperationsResponseDto: {
       /** @description Newest first */
       items: components['schemas']['BulkOperationResponseDto'][];
+    };
+    CreatePauseDto: {
+      /**
+       * @description queue: everything; type: one action type; group: one group
+       * @example group
+       * @enum {string}
+       */
+      scope: 'queue' | 'type' | 'group';
+      /**
+       * @description The action type (scope type only)
+       * @example invoice.send
+       */
+      type?: string;
+      /**
+       * @description The group's lock id: decimal string (signed 64-bit) or safe integer (scope group; or give groupKey)
+       * @example 26
+       */
+      lockId?: string | number;
+      /**
+       * @description The group's string key, 1..255 bytes of UTF-8 (scope group; or give lockId). A key not used yet can be paused before its first action.
+       * @example tenant:42
+       */
+      groupKey?: string;
+      /**
+       * @description Why, shown in GET /pauses
+       * @example payments API down
+       */
+      reason?: string;
+      /**
+       * @description Pause for this many ms, then resume by itself; absent: until resumed
+       * @example 60000
+       */
+      forMs?: number;
+    };
+    PauseResponseDto: {
+      /**
+       * @description DELETE /pauses/:id resumes it
+       * @example 3
+       */
+      id: string;
+      /**
+       * @example group
+       * @enum {string}
+       */
+      scope: 'queue' | 'type' | 'group';
+      /**
+       * @description The paused type (scope type)
+       * @example null
+       */
+      type: string | null;
+      /**
+       * @description The paused group's lock id (scope group)
+       * @example 26
+       */
+      lockId: string | null;
+      /**
+       * @description The paused group's string key, when it has one
+       * @example null
+       */
+      groupKey: string | null;
+      /** @example payments API down */
+      reason: string | null;
+      /** @example 2026-12-01T16:00:00.000Z */
+      createdAt: string;
+      /**
+       * @description When a timed pause ends by itself; null: until resumed
+       * @example null
+       */
+      until: string | null;
+    };
+    PausesPageDto: {
+      items: components['schemas']['PauseResponseDto'][];
+      /**
+       * @description Pass as `after` for the next page; null on the last page
+       * @example null
+       */
+      nextCursor: string | null;
+    };
+    DrainResponseDto: {
+      /**
+       * @description The queue is paused: no instance claims anything
+       * @example true
+       */
+      draining: boolean;
+      /**
+       * @description Actions running now, on every instance
+       * @example 2
+       */
+      running: number;
+      /**
+       * @description Draining and nothing running
+       * @example false
+       */
+      drained: boolean;
+      /**
+       * @description Since when the queue is paused
+       * @example 2026-12-01T16:00:00.000Z
+       */
+      since: string | null;
+      /** @example drain */
+      reason: string | null;
+    };
+    RateLimitValueDto: {
+      /** @example 20 */
+      perSecond: number;
+      /** @example 1 */
+      burst: number;
+    };
+    RateLimitResponseDto: {
+      /** @example invoice.send */
+      type: string;
+      /**
+       * @description Starts per second in force, on all instances together
+       * @example 20
+       */
+      perSecond: number;
+      /** @example 1 */
+      burst: number;
+      /**
+       * @description override: PUT /rate-limits/:type; handler: @ActionHandler rateLimit
+       * @example override
+       * @enum {string}
+       */
+      source: 'override' | 'handler';
+      handlerDefault: components['schemas']['RateLimitValueDto'] | null;
+      /** @example 2026-12-01T16:00:00.000Z */
+      updatedAt: string;
+    };
+    RateLimitsDto: {
+      items: components['schemas']['RateLimitResponseDto'][];
+    };
+    SetRateLimitDto: {
+      /**
+       * @description Starts per second, on all instances together
+       * @example 20
+       */
+      perSecond: number;
+      /**
+       * @description Starts allowed at once after a quiet spell
+       * @default 1
+       */
+      burst?: number;
     };
   };
   responses: never;
@@ -2594,6 +2844,404 @@ export interface operations {
       };
       /** @description A retry copy met its group's maximum depth; the chunks before it stay applied */
       429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
+  PausesController_list: {
+    parameters: {
+      query?: {
+        /** @description Only pauses of this scope */
+        scope?: 'queue' | 'type' | 'group';
+        limit?: number;
+        /** @description The last id of the previous page (its nextCursor) */
+        after?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PausesPageDto'];
+        };
+      };
+      /** @description scope, limit or after is invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Only when the API_KEY setting is present: the key is missing or wrong */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "statusCode": 401,
+           *       "message": "API key required: send Authorization: Bearer <key> or x-api-key: <key>",
+           *       "error": "Unauthorized"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
+  PausesController_pause: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreatePauseDto'];
+      };
+    };
+    responses: {
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PauseResponseDto'];
+        };
+      };
+      /** @description A field is invalid or does not fit the scope; `message` names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Only when the API_KEY setting is present: the key is missing or wrong */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "statusCode": 401,
+           *       "message": "API key required: send Authorization: Bearer <key> or x-api-key: <key>",
+           *       "error": "Unauthorized"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
+  PausesController_resume: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Resumed */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description id is not a positive 64-bit integer */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Only when the API_KEY setting is present: the key is missing or wrong */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "statusCode": 401,
+           *       "message": "API key required: send Authorization: Bearer <key> or x-api-key: <key>",
+           *       "error": "Unauthorized"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description No active pause has this id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
+  DrainController_state: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DrainResponseDto'];
+        };
+      };
+      /** @description Only when the API_KEY setting is present: the key is missing or wrong */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "statusCode": 401,
+           *       "message": "API key required: send Authorization: Bearer <key> or x-api-key: <key>",
+           *       "error": "Unauthorized"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
+  DrainController_start: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DrainResponseDto'];
+        };
+      };
+      /** @description Only when the API_KEY setting is present: the key is missing or wrong */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "statusCode": 401,
+           *       "message": "API key required: send Authorization: Bearer <key> or x-api-key: <key>",
+           *       "error": "Unauthorized"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
+  DrainController_stop: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DrainResponseDto'];
+        };
+      };
+      /** @description Only when the API_KEY setting is present: the key is missing or wrong */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "statusCode": 401,
+           *       "message": "API key required: send Authorization: Bearer <key> or x-api-key: <key>",
+           *       "error": "Unauthorized"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
+  RateLimitsController_list: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RateLimitsDto'];
+        };
+      };
+      /** @description Only when the API_KEY setting is present: the key is missing or wrong */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "statusCode": 401,
+           *       "message": "API key required: send Authorization: Bearer <key> or x-api-key: <key>",
+           *       "error": "Unauthorized"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
+  RateLimitsController_set: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        type: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SetRateLimitDto'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RateLimitResponseDto'];
+        };
+      };
+      /** @description type, perSecond or burst is invalid; `message` names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Only when the API_KEY setting is present: the key is missing or wrong */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "statusCode": 401,
+           *       "message": "API key required: send Authorization: Bearer <key> or x-api-key: <key>",
+           *       "error": "Unauthorized"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
+  RateLimitsController_clear: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        type: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The default now in force; an empty body when none is */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RateLimitResponseDto'];
+        };
+      };
+      /** @description type is invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Only when the API_KEY setting is present: the key is missing or wrong */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "statusCode": 401,
+           *       "message": "API key required: send Authorization: Bearer <key> or x-api-key: <key>",
+           *       "error": "Unauthorized"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description The type has no override */
+      404: {
         headers: {
           [name: string]: unknown;
         };

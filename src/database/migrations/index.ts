@@ -25,6 +25,8 @@ export const MIGRATIONS = [
   sqlFileMigration(1764460800021, 'NotifySuspects', '021-suspect-notify'),
   sqlFileMigration(1764460800022, 'GuardGroupKeys', '022-group-key-guard'),
   sqlFileMigration(1764460800023, 'ClaimFrontier', '023-claim-frontier'),
+  sqlFileMigration(1764460800030, 'AddFlowControl', '030-flow-control'),
+  sqlFileMigration(1764460800031, 'AddRateLimits', '031-rate-limits'),
   sqlFileMigration(1764460800035, 'LimitGroupDepth', '035-group-depth-limits'),
   sqlFileMigration(1764460800036, 'AddRecurringActions', '036-recurring-actions'),
   sqlFileMigration(1764460800037, 'AddBulkOperations', '037-bulk-operations'),

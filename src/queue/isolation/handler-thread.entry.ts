@@ -8,6 +8,7 @@ import type { QueuedAction } from '../../handlers/action-context.interface';
 import type { ActionHandlerHost } from '../../handlers/action-handler.host';
 import type { ActionHandlerOptions } from '../../handlers/action-handler-options.interface';
 import { PermanentFailureError } from '../../handlers/permanent-failure.error';
+import { backOffRequested, throwBackOff } from '../../handlers/retry-after.error';
 import { jsonLengthExceeds, toResultJson } from '../handler-result';
 import { describeThrown, isPermanentFailure } from '../thrown-value';
 import { RETIRED_THREAD_EXIT_CODE, ThreadTask, ThreadTaskResult } from './thread-task';
@@ -95,7 +96,10 @@ export default async function runAttemptInThread(task: ThreadTask): Promise<Thre
       scope = own;
       attemptScope.run(own, () => {
         try {
-          Promise.resolve(handler.handle(action, { signal, attempt: task.action.attempt, workerId: task.workerId, logger })).then(resolve, reject);
+          Promise.resolve(handler.handle(action, { signal, attempt: task.action.attempt, workerId: task.workerId, logger, backOff: throwBackOff })).then(
+            resolve,
+            reject,
+          );
         } catch (error) {
           reject(error);
         }
@@ -113,7 +117,7 @@ export default async function runAttemptInThread(task: ThreadTask): Promise<Thre
   } catch (error) {
     const { message, stack } = describeThrown(error);
     const permanent = isPermanentFailure(error);
-    return { ok: false, message, stack, permanent };
+    return { ok: false, message, stack, permanent, backOff: backOffRequested(error) };
   } finally {
     if (scope) scope.running = false;
     attemptsRunning--;

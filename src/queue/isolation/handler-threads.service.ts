@@ -1,3 +1,4 @@
+import type { BackOffRequest } from '../../handlers/retry-after.error';
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { join } from 'node:path';
 import { MessageChannel } from 'node:worker_threads';
@@ -32,10 +33,13 @@ const THREAD_ENTRY = join(__dirname, `handler-thread.entry${__filename.endsWith(
 export class ThreadTaskError extends Error {
   /** Whether the handler threw PermanentFailureError. */
   declare readonly permanent: boolean;
+  /** The back-off the handler asked for (it threw RetryAfterError), or null. */
+  declare readonly backOff: BackOffRequest | null;
 
-  constructor(message: string, threadStack: string | null, permanent: boolean) {
+  constructor(message: string, threadStack: string | null, permanent: boolean, backOff: BackOffRequest | null = null) {
     super(message);
     Object.defineProperty(this, 'permanent', { value: permanent, enumerable: false });
+    Object.defineProperty(this, 'backOff', { value: backOff, enumerable: false });
     if (threadStack) this.stack = `Error: ${message}\n${threadStack}`;
   }
 }
@@ -114,7 +118,7 @@ export class HandlerThreads implements OnApplicationShutdown {
     } finally {
       started.port1.close();
     }
-    if (!answer.ok) throw new ThreadTaskError(answer.message, answer.stack, answer.permanent);
+    if (!answer.ok) throw new ThreadTaskError(answer.message, answer.stack, answer.permanent, answer.backOff);
     return new SerializedResult(answer.resultJson);
   }
 

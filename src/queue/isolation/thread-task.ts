@@ -1,3 +1,4 @@
+import type { BackOffRequest } from '../../handlers/retry-after.error';
 import type { MessagePort } from 'node:worker_threads';
 import type { QueuedAction } from '../../handlers/action-context.interface';
 
@@ -31,4 +32,5 @@ export interface ThreadTask {
 }
 
 /** What a handler thread answers: the result as JSON text, or the error described. */
-export type ThreadTaskResult = { ok: true; resultJson: string } | { ok: false; message: string; stack: string | null; permanent: boolean };
+export type ThreadTaskResult =
+  { ok: true; resultJson: string } | { ok: false; message: string; stack: string | null; permanent: boolean; backOff: BackOffRequest | null };

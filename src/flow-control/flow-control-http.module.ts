@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { DrainController } from './drain.controller';
+import { DrainService } from './drain.service';
+import { PausesController } from './pauses.controller';
+import { PausesService } from './pauses.service';
+import { RateLimitsController } from './rate-limits.controller';
+import { RateLimitsService } from './rate-limits.service';
+
+/** The REST routes of flow control: pauses (`/pauses`), the drain (`/queue/drain`) and rate limits (`/rate-limits`); mounted with the action routes. */
+@Module({
+  controllers: [PausesController, DrainController, RateLimitsController],
+  providers: [PausesService, DrainService, RateLimitsService],
+})
+export class FlowControlHttpModule {}
