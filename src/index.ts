@@ -26,6 +26,7 @@ export { ActionHandler } from './handlers/action-handler.decorator';
 export { ActionHandlerHost } from './handlers/action-handler.host';
 export type { ActionContext, QueuedAction } from './handlers/action-context.interface';
 export type { ActionHandlerOptions } from './handlers/action-handler-options.interface';
+export type { RecurringActionOptions } from './schedules/recurring-action-options.interface';
 export { PermanentFailureError } from './handlers/permanent-failure.error';
 export { HandlerTimeoutError } from './handlers/handler-timeout.error';
 
