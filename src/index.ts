@@ -26,6 +26,7 @@ export { ActionHandler } from './handlers/action-handler.decorator';
 export { ActionHandlerHost } from './handlers/action-handler.host';
 export type { ActionContext, QueuedAction } from './handlers/action-context.interface';
 export type { ActionHandlerOptions } from './handlers/action-handler-options.interface';
+export type { RecurringActionOptions } from './handlers/recurring-action-options.interface';
 export { PermanentFailureError } from './handlers/permanent-failure.error';
 export { RetryAfterError, MAX_BACK_OFF_MS } from './handlers/retry-after.error';
 export type { BackOffOptions } from './handlers/retry-after.error';
