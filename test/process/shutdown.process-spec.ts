@@ -163,8 +163,11 @@ describe('shutdown, restart, outage and bad input with real processes', () => {
       10,
     );
     const myPid = await backendPid(c);
+    // By its application name: its last statement is not always the LISTEN (the idle poll's probe runs there too, docs/idle-instances.md).
     const listenPids = async () =>
-      (await c.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query ILIKE 'LISTEN%'`)).rows.map((r) => r.pid);
+      (await c.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE '%:listen'`)).rows.map(
+        (r) => r.pid,
+      );
     const [oldListenPid] = await listenPids();
     expect(oldListenPid).toBeDefined();
     const cut = await terminateBackends(db.name, `pid <> ${myPid}`);
