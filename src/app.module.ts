@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { ScheduleModule } from '@nestjs/schedule';
 import { DataSource, EntityManager } from 'typeorm';
-import { ActionQueueModule } from './action-queue/action-queue.module';
+import { actionQueueModuleOfService } from './action-queue/action-queue.module';
 import { loadSettings, Settings } from './config/settings';
 import { QUEUE_DATA_SOURCE } from './database/queue-data-source.token';
 import { DashboardModule } from './dashboard/dashboard.module';
@@ -34,12 +34,8 @@ export class AppModule {
       imports: [
         LoggingModule.forRoot(settings),
         ScheduleModule.forRoot(),
-        ActionQueueModule.forRoot({
-          database: { url: options.databaseUrl },
-          settings,
-          routes: { actions: settings.API_ENABLED, health: true, metrics: true },
-          runMigrations: true,
-        }),
+        // Validated once (loadSettings): used as they are, not validated again as module options.
+        actionQueueModuleOfService(settings, options.databaseUrl),
         ...(dashboardServed(settings) ? [DashboardModule.at(DASHBOARD_PATH)] : []),
         ...(options.imports ?? []),
       ],

@@ -10,13 +10,8 @@ import { defaultWorkerId } from '../queue/worker-id';
 import { WORKER_ID } from '../queue/worker-id.token';
 import { RetentionModule } from '../retention/retention.module';
 import { ACTION_QUEUE_OPTIONS } from './action-queue.constants';
-import {
-  ActionQueueModuleAsyncOptions,
-  ActionQueueModuleOptions,
-  ActionQueueModuleRootOptions,
-  ActionQueueRoutesOptions,
-} from './action-queue-options.interface';
-import { resolveRoutes, routeModules } from './action-queue-routes';
+import { ActionQueueModuleAsyncOptions, ActionQueueModuleOptions, ActionQueueModuleRootOptions } from './action-queue-options.interface';
+import { ResolvedRoutes, resolveRoutes, routeModules } from './action-queue-routes';
 import { settingsFromOptions } from './action-queue-settings';
 
 /**
@@ -58,7 +53,7 @@ export class ActionQueueModule {
    */
   static forRoot(options: ActionQueueModuleRootOptions): DynamicModule {
     const { routes, ...moduleOptions } = options;
-    return ActionQueueModule.assemble({ provide: ACTION_QUEUE_OPTIONS, useValue: moduleOptions }, [], routes);
+    return assemble({ provide: ACTION_QUEUE_OPTIONS, useValue: moduleOptions }, [], resolveRoutes(routes));
   }
 
   /**
@@ -70,35 +65,60 @@ export class ActionQueueModule {
    */
   static forRootAsync(options: ActionQueueModuleAsyncOptions): DynamicModule {
     const optionsProvider: Provider = { provide: ACTION_QUEUE_OPTIONS, inject: options.inject ?? [], useFactory: options.useFactory };
-    return ActionQueueModule.assemble(optionsProvider, options.imports ?? [], options.routes);
+    return assemble(optionsProvider, options.imports ?? [], resolveRoutes(options.routes));
   }
+}
 
-  private static assemble(
-    optionsProvider: Provider,
-    imports: NonNullable<DynamicModule['imports']>,
-    routesOption: boolean | ActionQueueRoutesOptions | undefined,
-  ): DynamicModule {
-    const routes = resolveRoutes(routesOption);
-    return {
-      module: ActionQueueModule,
-      // Global like TypeOrmModule's core: the queue's tokens reach its inner
-      // modules (and ActionsService the app's) without re-exports at each level.
-      global: true,
-      imports: [...imports, MetricsModule, DatabaseModule, ActionsModule, QueueModule, RetentionModule, ...routeModules(routes)],
-      providers: [
-        optionsProvider,
-        { provide: SETTINGS, inject: [ACTION_QUEUE_OPTIONS], useFactory: (options: ActionQueueModuleOptions) => settingsFromOptions(options, routes) },
-        { provide: WORKER_ID, inject: [SETTINGS], useFactory: (settings: Settings) => settings.WORKER_ID ?? defaultWorkerId() },
-        {
-          provide: QUEUE_DATABASE_CONFIG,
-          inject: [ACTION_QUEUE_OPTIONS],
-          useFactory: (options: ActionQueueModuleOptions): QueueDatabaseConfig => ({
-            database: options.database,
-            runMigrations: options.runMigrations !== false,
-          }),
-        },
-      ],
-      exports: [ACTION_QUEUE_OPTIONS, SETTINGS, WORKER_ID, QUEUE_DATABASE_CONFIG, ActionsModule],
-    };
-  }
+/**
+ * The module from its options provider: the queue's parts, the chosen
+ * routes, and the SETTINGS provider (by default: the options turned into
+ * settings and validated, settingsFromOptions).
+ */
+function assemble(
+  optionsProvider: Provider,
+  imports: NonNullable<DynamicModule['imports']>,
+  routes: ResolvedRoutes | null,
+  settingsProvider: Provider = {
+    provide: SETTINGS,
+    inject: [ACTION_QUEUE_OPTIONS],
+    useFactory: (options: ActionQueueModuleOptions) => settingsFromOptions(options, routes),
+  },
+): DynamicModule {
+  return {
+    module: ActionQueueModule,
+    // Global like TypeOrmModule's core: the queue's tokens reach its inner
+    // modules (and ActionsService the app's) without re-exports at each level.
+    global: true,
+    imports: [...imports, MetricsModule, DatabaseModule, ActionsModule, QueueModule, RetentionModule, ...routeModules(routes)],
+    providers: [
+      optionsProvider,
+      settingsProvider,
+      { provide: WORKER_ID, inject: [SETTINGS], useFactory: (settings: Settings) => settings.WORKER_ID ?? defaultWorkerId() },
+      {
+        provide: QUEUE_DATABASE_CONFIG,
+        inject: [ACTION_QUEUE_OPTIONS],
+        useFactory: (options: ActionQueueModuleOptions): QueueDatabaseConfig => ({
+          database: options.database,
+          runMigrations: options.runMigrations !== false,
+        }),
+      },
+    ],
+    exports: [ACTION_QUEUE_OPTIONS, SETTINGS, WORKER_ID, QUEUE_DATABASE_CONFIG, ActionsModule],
+  };
+}
+
+/**
+ * The queue module of this repository's service (AppModule): its settings
+ * were read from the environment and validated once (loadSettings), so they
+ * are the SETTINGS as they are, not turned into module options and validated
+ * again. All routes: the action routes unless API_ENABLED=false, health and
+ * metrics always; migrations run at start-up.
+ *
+ * @param settings the validated settings of the service.
+ * @param databaseUrl the database (DATABASE_URL, or the embedded server's).
+ */
+export function actionQueueModuleOfService(settings: Settings, databaseUrl: string): DynamicModule {
+  const options: ActionQueueModuleOptions = { database: { url: databaseUrl }, runMigrations: true };
+  const routes = resolveRoutes({ actions: settings.API_ENABLED, health: true, metrics: true });
+  return assemble({ provide: ACTION_QUEUE_OPTIONS, useValue: options }, [], routes, { provide: SETTINGS, useValue: settings });
 }
