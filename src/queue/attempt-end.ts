@@ -29,15 +29,15 @@ export interface AttemptEnd {
 
 /**
  * The one table from an attempt's end to what is written and counted: the
- * action's next status, how many attempts it charges to the budget, and the
- * `outcome` label of `actions_attempts_ended_total`.
+ * action's next status and how many attempts it charges to the budget. The
+ * `outcome` label of `actions_attempts_ended_total` is the kind itself.
  */
-export const ATTEMPT_END_EFFECTS: Record<AttemptEndKind, { nextStatus: string; charge: 0 | 1; metricLabel: string }> = {
-  done: { nextStatus: 'done', charge: 0, metricLabel: 'done' },
-  retry: { nextStatus: 'pending', charge: 1, metricLabel: 'retry' },
-  failed: { nextStatus: 'failed', charge: 1, metricLabel: 'failed' },
-  cancelled: { nextStatus: 'cancelled', charge: 0, metricLabel: 'cancelled' },
-  released: { nextStatus: 'pending', charge: 0, metricLabel: 'released' },
+export const ATTEMPT_END_EFFECTS: Record<AttemptEndKind, { nextStatus: string; charge: 0 | 1 }> = {
+  done: { nextStatus: 'done', charge: 0 },
+  retry: { nextStatus: 'pending', charge: 1 },
+  failed: { nextStatus: 'failed', charge: 1 },
+  cancelled: { nextStatus: 'cancelled', charge: 0 },
+  released: { nextStatus: 'pending', charge: 0 },
 };
 
 /** One attempt to record: which action, which attempt (fencing token), and how it ended. */

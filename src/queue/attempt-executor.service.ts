@@ -1,5 +1,4 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { ATTEMPT_END_EFFECTS } from './attempt-end';
 import { AttemptFinisher, FinishResult } from './attempt-finisher.service';
 import { AttemptRunner } from './attempt-runner.service';
 import { HandlerStop } from './handler-stop';
@@ -78,7 +77,7 @@ export class AttemptExecutor {
     const run = await this.runner.run(row, lease.handlerStop, startWhen);
     lease.ended = true;
     const seconds = (performance.now() - startedAt) / 1000;
-    this.metrics.handled(row.type, run.end ? ATTEMPT_END_EFFECTS[run.end.kind].metricLabel : 'abandoned', seconds);
+    this.metrics.handled(row.type, run.end ? run.end.kind : 'abandoned', seconds);
     if (run.end && run.end.outcome !== 'done' && run.end.kind !== 'released') this.logFailure(row, run.end.kind, run.end.error, run.end.delayMs);
     if (!run.settledAtEnd) this.watchStuck(row, run.settled, run.end?.outcome ?? 'aborted');
     let result: FinishResult = { recorded: false, next: [], sentAt: monotonicNow() };

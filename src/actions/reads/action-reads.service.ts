@@ -60,8 +60,9 @@ export class ActionReads {
       if (interned === null) return { items: [], nextCursor: null };
       lockId = interned;
     }
-    const sql = lockId === undefined ? LIST_ACTIONS_SQL : LIST_GROUP_ACTIONS_SQL;
-    const params = [query.status ?? null, lockId ?? null, query.type ?? null, query.after ?? '0', limit];
+    const [status, type, after] = [query.status ?? null, query.type ?? null, query.after ?? '0'];
+    const [sql, params] =
+      lockId === undefined ? [LIST_ACTIONS_SQL, [status, type, after, limit]] : [LIST_GROUP_ACTIONS_SQL, [status, lockId, type, after, limit]];
     const sizes: { id: string; bytes: string }[] = await this.dataSource.query(pageSizesSql(sql), params);
     const budget = this.settings.MAX_RESPONSE_BYTES;
     const ids: string[] = [];

@@ -9,25 +9,24 @@ SELECT attempt, worker_id, started_at, finished_at, outcome, error, error_stack
 FROM action_attempts WHERE action_id = $1::bigint ORDER BY id`;
 
 /**
- * A page of actions in id order. `$1::text` status, `$3::text` type (each null
- * = any), `$4::bigint` after this id, `$5::int` limit. Run unnamed, so the plan
+ * A page of actions in id order. `$1::text` status, `$2::text` type (each null
+ * = any), `$3::bigint` after this id, `$4::int` limit. Run unnamed, so the plan
  * is made for the actual values and the partial status indexes
  * (actions_pending_idx, actions_failed_idx, ...) serve a status filter;
- * `done` walks the primary key. `$2` is unused here (see LIST_GROUP_ACTIONS_SQL).
+ * `done` walks the primary key.
  */
 export const LIST_ACTIONS_SQL = `
 SELECT ${ACTION_COLUMNS} FROM actions
 WHERE ($1::text IS NULL OR status = $1::text)
-  AND $2::bigint IS NULL
-  AND ($3::text IS NULL OR type = $3::text)
-  AND id > $4::bigint
+  AND ($2::text IS NULL OR type = $2::text)
+  AND id > $3::bigint
 ORDER BY actions.id -- the bigint column, not the id::text output column
-LIMIT $5::int`;
+LIMIT $4::int`;
 
 /**
  * A page of one group's actions in id order: the holding rows come from
  * actions_group_holding_idx, the finished ones from actions_group_finished_idx.
- * Same parameters as LIST_ACTIONS_SQL, with `$2::bigint` the lock id.
+ * `$1::text` status, `$2::bigint` the lock id, `$3::text` type, `$4::bigint` after this id, `$5::int` limit.
  */
 export const LIST_GROUP_ACTIONS_SQL = `
 SELECT ${ACTION_COLUMNS} FROM (
@@ -148,7 +147,7 @@ export const ACTION_RESOURCE_BYTES_SQL = `SELECT ${RESOURCE_BYTES} AS bytes FROM
 
 /**
  * The ids and resource bytes of a page (`sql`: LIST_ACTIONS_SQL or
- * LIST_GROUP_ACTIONS_SQL, same parameters), in id order: the service picks
+ * LIST_GROUP_ACTIONS_SQL, with their parameters), in id order: the service picks
  * the rows that fit MAX_RESPONSE_BYTES before fetching any payload.
  */
 export const pageSizesSql = (sql: string): string => `SELECT page.id, ${RESOURCE_BYTES} AS bytes FROM (${sql}) AS page ORDER BY page.id::bigint`;
