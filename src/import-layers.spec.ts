@@ -20,7 +20,10 @@ const LAYERS: ReadonlyArray<{ units: string[]; what: string }> = [
   { units: ['http', 'metrics', 'dashboard', 'testing'], what: 'the HTTP helpers of the routes, the metrics registry, the dashboard files, the testing entry' },
   { units: ['queue', 'actions'], what: 'the worker half and the API half, independent of each other' },
   { units: ['retention', 'health', 'metrics-endpoint', 'demo', 'security', 'logging'], what: 'jobs and routes beside the two halves' },
-  { units: ['group-depth-limits', 'schedules', 'bulk-operations'], what: 'the operator controls: they enqueue and command through the API half' },
+  {
+    units: ['group-depth-limits', 'schedules', 'bulk-operations', 'flow-control'],
+    what: 'the operator controls: they enqueue and command through the API half',
+  },
   { units: ['docs'], what: 'the OpenAPI pages' },
   { units: ['action-queue'], what: 'the library module that assembles them' },
   { units: ['app.module.ts'], what: "the service's root module" },
