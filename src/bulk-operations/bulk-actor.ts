@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Request } from 'express';
-import { presentedApiKey } from '../security/api-key.middleware';
+import { presentedApiKey } from '../http/api-key';
 
 /** Hex digits of the key's SHA-256 kept as its id: enough to tell keys apart, never enough to recover one. */
 const KEY_ID_HEX_DIGITS = 12;

@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { OPEN_PATHS } from '../security/api-key.middleware';
+import { OPEN_PATHS } from '../http/api-key';
 
 /** Where the UI is served; the JSON document is at `${DOCS_PATH}-json`. */
 export const DOCS_PATH = 'docs';

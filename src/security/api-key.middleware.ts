@@ -1,8 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
-
-/** Paths that never need the API key: load balancers and orchestrators probe them. */
-export const OPEN_PATHS = ['/health', '/health/ready'];
+import { OPEN_PATHS, presentedApiKey } from '../http/api-key';
 
 const digest = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
 
@@ -14,17 +12,6 @@ const digest = (value: string): Buffer => createHash('sha256').update(value, 'ut
 export function apiKeyMatches(expected: string, presented: string | undefined): boolean {
   if (presented === undefined) return false;
   return timingSafeEqual(digest(expected), digest(presented));
-}
-
-/** The key a request presents: `Authorization: Bearer <key>`, else `x-api-key: <key>`. */
-export function presentedApiKey(req: Pick<Request, 'headers'>): string | undefined {
-  const auth = req.headers.authorization;
-  if (typeof auth === 'string') {
-    const match = /^Bearer\s+(.+)$/i.exec(auth.trim());
-    if (match) return match[1];
-  }
-  const header = req.headers['x-api-key'];
-  return typeof header === 'string' ? header : undefined;
 }
 
 /** Whether `path` is `prefix` or below it (`/ui`, `/ui/`, `/ui/assets/x.js`; not `/uix`). */
