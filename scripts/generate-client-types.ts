@@ -7,7 +7,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { relative } from 'node:path';
-import { createApp } from '../src/bootstrap';
+import { createApp } from '../src/service/bootstrap';
 import { loadSettings } from '../src/config/settings';
 import { createTestDatabase } from '../src/testing';
 import { CLIENT_TYPES_FILE, renderClientTypes } from './client-types';

@@ -19,16 +19,17 @@ const LAYERS: ReadonlyArray<{ units: string[]; what: string }> = [
   { units: ['database'], what: 'connections, migrations and the schema runner' },
   { units: ['http', 'metrics', 'dashboard', 'testing'], what: 'the HTTP helpers of the routes, the metrics registry, the dashboard files, the testing entry' },
   { units: ['queue', 'actions'], what: 'the worker half and the API half, independent of each other' },
-  { units: ['retention', 'health', 'metrics-endpoint', 'demo', 'security', 'logging'], what: 'jobs and routes beside the two halves' },
+  { units: ['retention', 'health', 'metrics-endpoint', 'demo'], what: 'jobs and routes beside the two halves' },
   {
     units: ['group-depth-limits', 'schedules', 'bulk-operations', 'flow-control'],
     what: 'the operator controls: they enqueue and command through the API half',
   },
   { units: ['docs'], what: 'the OpenAPI pages' },
   { units: ['action-queue'], what: 'the library module that assembles them' },
-  { units: ['app.module.ts'], what: "the service's root module" },
-  { units: ['service'], what: 'the service starter' },
-  { units: ['bootstrap.ts'], what: 'the in-process service app of the tests' },
+  {
+    units: ['service'],
+    what: 'the service around the library: root module, starter, security, logging, the in-process app of the tests',
+  },
   { units: ['index.ts'], what: 'the public entry' },
   { units: ['main.ts'], what: "this repository's service process" },
 ];

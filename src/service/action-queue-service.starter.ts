@@ -2,8 +2,8 @@ import 'reflect-metadata';
 import { DynamicModule, INestApplication, Logger } from '@nestjs/common';
 import { loadSettings, Settings } from '../config/settings';
 import { EmbeddedPostgresHandle, startEmbeddedPostgres } from '../database/embedded-postgres';
-import { networkExposureProblem, noApiKeyWarning } from '../security/network-exposure';
-import { StartupLogger } from '../logging/startup-logger';
+import { networkExposureProblem, noApiKeyWarning } from './security/network-exposure';
+import { StartupLogger } from './logging/startup-logger';
 import { createServiceApp } from './service-app.factory';
 
 /**

@@ -1,11 +1,11 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { ScheduleModule } from '@nestjs/schedule';
 import { DataSource, EntityManager } from 'typeorm';
-import { actionQueueModuleOfService } from './action-queue/action-queue.module';
-import { loadSettings, Settings } from './config/settings';
-import { QUEUE_DATA_SOURCE } from './database/queue-data-source.token';
-import { DashboardModule } from './dashboard/dashboard.module';
-import { DASHBOARD_PATH, dashboardServed } from './dashboard/dashboard-assets';
+import { actionQueueModuleOfService } from '../action-queue/action-queue.module';
+import { loadSettings, Settings } from '../config/settings';
+import { QUEUE_DATA_SOURCE } from '../database/queue-data-source.token';
+import { DashboardModule } from '../dashboard/dashboard.module';
+import { DASHBOARD_PATH, dashboardServed } from '../dashboard/dashboard-assets';
 import { LoggingModule } from './logging/logging.module';
 
 /** How to build the service: the database to use, and settings (default: from process.env). */

@@ -1,8 +1,8 @@
 import { INestApplication } from '@nestjs/common';
 import { AppModuleOptions } from './app.module';
-import { loadSettings } from './config/settings';
-import { DemoHandlersModule } from './demo/demo-handlers.module';
-import { createServiceApp } from './service/service-app.factory';
+import { loadSettings } from '../config/settings';
+import { DemoHandlersModule } from '../demo/demo-handlers.module';
+import { createServiceApp } from './service-app.factory';
 
 /**
  * This repository's service app, as `npm start` builds it (the service

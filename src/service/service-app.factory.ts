@@ -2,12 +2,12 @@ import { INestApplication } from '@nestjs/common';
 import { HttpAdapterHost, NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
-import { AppModule, AppModuleOptions } from '../app.module';
+import { AppModule, AppModuleOptions } from './app.module';
 import { loadSettings } from '../config/settings';
 import { setupOpenApi } from '../docs/openapi';
 import { DatabaseUnavailableFilter } from '../http/database-unavailable.filter';
 import { QueueValidationPipe } from '../http/validation.pipe';
-import { applyBodyParser, applyHttpSecurity } from '../security/http-security';
+import { applyBodyParser, applyHttpSecurity } from './security/http-security';
 
 /**
  * Builds the service's Nest application (the one the service starter runs):

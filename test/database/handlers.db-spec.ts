@@ -1,7 +1,7 @@
 import { Injectable, Module } from '@nestjs/common';
 import request from 'supertest';
 import { ActionContext, ActionHandler, ActionHandlerHost, PermanentFailureError, QueuedAction } from '../../src';
-import { createApp } from '../../src/bootstrap';
+import { createApp } from '../../src/service/bootstrap';
 import { loadSettings } from '../../src/config/settings';
 import { startTestApp, waitFor, withTestDatabase } from '../support';
 

@@ -110,7 +110,7 @@ describe('container files and the open default', () => {
   it('start the compose services on 0.0.0.0 (the image) without tripping the non-loopback refusal', async () => {
     const { parse } = await import('yaml');
     const { loadSettings } = await import('../../src/config/settings');
-    const { networkExposureProblem } = await import('../../src/security/network-exposure');
+    const { networkExposureProblem } = await import('../../src/service/security/network-exposure');
     const root = join(__dirname, '..', '..');
     const image = /HOST=(\S+)/.exec(readFileSync(join(root, 'Dockerfile'), 'utf8'))?.[1];
     expect(image).toBe('0.0.0.0');

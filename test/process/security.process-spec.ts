@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { apiKeyMatches } from '../../src/security/api-key.middleware';
+import { apiKeyMatches } from '../../src/service/security/api-key.middleware';
 import { sleep, startServiceProcess, startTestApp, withTestApp } from '../support';
 
 const KEY = 'test-key-0123456789abcdef';

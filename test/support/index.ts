@@ -5,7 +5,7 @@
  */
 import type { INestApplication } from '@nestjs/common';
 import { Client } from 'pg';
-import type { AppModuleOptions } from '../../src/app.module';
+import type { AppModuleOptions } from '../../src/service/app.module';
 import type { Settings } from '../../src/config/settings';
 import { assertHooksInstalled, atEndOfFile } from './running';
 import { launchTestApp } from './test-app';

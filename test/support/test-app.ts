@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import type { Server } from 'node:http';
-import type { AppModuleOptions } from '../../src/app.module';
+import type { AppModuleOptions } from '../../src/service/app.module';
 import type { Settings } from '../../src/config/settings';
 import { trackRunning } from './running';
 import { sleep } from '../../src/sleep';
@@ -35,7 +35,7 @@ export async function startTestApp(databaseUrl: string, env: Record<string, stri
 export async function launchTestApp(databaseUrl: string, env: Record<string, string> = {}, imports?: AppModuleOptions['imports']): Promise<TestApp> {
   // Loaded here, not at the top: the app's module graph takes about a second to
   // load, and specs that start no app in-process (most process specs) skip it.
-  const { createApp } = await import('../../src/bootstrap');
+  const { createApp } = await import('../../src/service/bootstrap');
   const { loadSettings } = await import('../../src/config/settings');
   const settings = loadSettings({
     LOG_LEVEL: 'silent',

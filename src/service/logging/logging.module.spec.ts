@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { loadSettings } from '../config/settings';
+import { loadSettings } from '../../config/settings';
 import { buildPinoHttpOptions } from './logging.module';
 
 /** The level each HTTP response is logged at (pino-http's customLogLevel). */

@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DynamicModule, Module } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import type { Options } from 'pino-http';
-import { Settings } from '../config/settings';
+import { Settings } from '../../config/settings';
 import { CREDENTIAL_PARAM, REDACTED, redactHeaders, redactUrl } from './redaction';
 
 /**

@@ -1,4 +1,4 @@
-import { loadSettings } from '../config/settings';
+import { loadSettings } from '../../config/settings';
 import { buildPinoHttpOptions, redactRequest } from './logging.module';
 import { REDACTED, redactHeaders, redactUrl } from './redaction';
 

@@ -1,6 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
 import pino from 'pino';
-import { Settings } from '../config/settings';
+import { Settings } from '../../config/settings';
 import { buildPinoHttpOptions } from './logging.module';
 
 /**

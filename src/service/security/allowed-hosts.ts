@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import type { Settings } from '../config/settings';
+import type { Settings } from '../../config/settings';
 
 /** Host names every service answers without API_KEY: the loopback names. */
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '::1'];

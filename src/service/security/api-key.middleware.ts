@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
-import { OPEN_PATHS, presentedApiKey } from '../http/api-key';
+import { OPEN_PATHS, presentedApiKey } from '../../http/api-key';
 
 const digest = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
 

@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
-import type { Settings } from '../config/settings';
+import type { Settings } from '../../config/settings';
 import { allowedHostPredicate, hostNameOf } from './allowed-hosts';
-import { OPEN_PATHS } from '../http/api-key';
+import { OPEN_PATHS } from '../../http/api-key';
 
 /** Methods that change nothing: a browser may send them cross-site, and reading the answer is what CORS forbids. */
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
