@@ -1,5 +1,4 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { ScheduleModule } from '@nestjs/schedule';
 import { DataSource, EntityManager } from 'typeorm';
 import { actionQueueModuleOfService } from '../action-queue/action-queue.module';
 import { loadSettings, Settings } from '../config/settings';
@@ -20,7 +19,7 @@ export interface AppModuleOptions {
  * The root module of the service (the service starter's): the queue module
  * with every setting from the environment and all its routes (the action
  * routes unless API_ENABLED=false; health and metrics always), plus what a
- * whole service owns: structured logging, the scheduler, and
+ * whole service owns: structured logging and
  * the queue's DataSource as the app's (TypeORM's `DataSource` and
  * `EntityManager` tokens), as when the service opened it through TypeOrmModule.
  */
@@ -33,7 +32,6 @@ export class AppModule {
       global: true,
       imports: [
         LoggingModule.forRoot(settings),
-        ScheduleModule.forRoot(),
         // Validated once (loadSettings): used as they are, not validated again as module options.
         actionQueueModuleOfService(settings, options.databaseUrl),
         ...(dashboardServed(settings) ? [DashboardModule.at(DASHBOARD_PATH)] : []),
