@@ -41,6 +41,6 @@ export type { QueueStats } from './actions/stats/queue-stats.reader';
 export type { ActionStatus, AttemptOutcome, FailurePolicy } from './vocabulary';
 
 // Settings and the service starter.
-export type { Settings } from './config/settings';
+export type { QueueSettings, ServiceSettings } from './config/settings';
 export { bootstrapActionQueueService } from './service/action-queue-service.starter';
 export type { ActionQueueServiceHandle, ActionQueueServiceImports, ActionQueueServiceOptions } from './service/action-queue-service.starter';

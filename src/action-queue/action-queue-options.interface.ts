@@ -1,5 +1,5 @@
 import type { DynamicModule, FactoryProvider } from '@nestjs/common';
-import type { Settings } from '../config/settings';
+import type { QueueSettings } from '../config/settings';
 import type { ActionQueueDatabaseOptions } from '../database/queue-database-config';
 
 /**
@@ -116,11 +116,11 @@ export interface ActionQueueModuleOptions {
   };
 
   /**
-   * Settings by their environment names (see {@link Settings}), for the rare
+   * Settings by their environment names (see {@link QueueSettings}), for the rare
    * ones without an option above; the service starter passes all of them.
    * The options above take precedence.
    */
-  settings?: Partial<Settings>;
+  settings?: Partial<QueueSettings>;
 }
 
 /**

@@ -1,19 +1,18 @@
-import { loadSettings, Settings } from '../config/settings';
+import { loadQueueSettings, QueueSettings } from '../config/settings';
 import { ActionQueueModuleOptions, ActionQueueRoutesOptions } from './action-queue-options.interface';
 
 /**
  * Defaults of an embedded module that differ from the service's: nothing that
  * acts on the whole process (process-level error handlers, a watchdog thread
- * that may kill it) unless asked for, and no demo handlers.
+ * that may kill it) unless asked for.
  */
-export const EMBEDDED_DEFAULTS: Partial<Settings> = {
+export const EMBEDDED_DEFAULTS: Partial<QueueSettings> = {
   STRAY_ERROR_POLICY: 'off',
   WATCHDOG_ENABLED: false,
-  DEMO_HANDLERS: false,
 };
 
 /** Each module option and the setting it fills, for building settings and naming options in errors. */
-const OPTION_SETTINGS: { option: string; setting: keyof Settings; read: (o: ActionQueueModuleOptions) => unknown }[] = [
+const OPTION_SETTINGS: { option: string; setting: keyof QueueSettings; read: (o: ActionQueueModuleOptions) => unknown }[] = [
   { option: 'database.poolSize', setting: 'DB_POOL_SIZE', read: (o) => ('poolSize' in o.database ? o.database.poolSize : undefined) },
   { option: 'database.pooler', setting: 'DATABASE_POOLER', read: (o) => o.database.pooler },
   { option: 'database.listenUrl', setting: 'LISTEN_DATABASE_URL', read: (o) => o.database.listenUrl },
@@ -37,7 +36,7 @@ const OPTION_SETTINGS: { option: string; setting: keyof Settings; read: (o: Acti
 ];
 
 /**
- * The {@link Settings} the queue's providers read (token SETTINGS), from the
+ * The {@link QueueSettings} the queue's providers read (token SETTINGS), from the
  * module options: the embedded defaults, then `options.settings`, then each
  * option, validated by the same rules as the environment.
  *
@@ -45,7 +44,7 @@ const OPTION_SETTINGS: { option: string; setting: keyof Settings; read: (o: Acti
  * @param routes the mounted routes (API_ENABLED says whether the action routes are served).
  * @throws Error naming each invalid option, e.g. `Invalid ActionQueueModule option worker.concurrency (WORKER_CONCURRENCY)=0: ...`.
  */
-export function settingsFromOptions(options: ActionQueueModuleOptions, routes: Required<ActionQueueRoutesOptions> | null): Settings {
+export function settingsFromOptions(options: ActionQueueModuleOptions, routes: Required<ActionQueueRoutesOptions> | null): QueueSettings {
   const values: Record<string, unknown> = { ...EMBEDDED_DEFAULTS, ...options.settings };
   for (const { setting, read } of OPTION_SETTINGS) {
     const value = read(options);
@@ -53,7 +52,7 @@ export function settingsFromOptions(options: ActionQueueModuleOptions, routes: R
   }
   values.API_ENABLED = routes?.actions ?? false;
   try {
-    return loadSettings(values);
+    return loadQueueSettings(values);
   } catch (error) {
     // Name the option the caller wrote, next to the setting it fills.
     const message = (error as Error).message.replace(/^Invalid setting (\w+)/gm, (line, setting: string) => {

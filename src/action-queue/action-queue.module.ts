@@ -1,6 +1,6 @@
 import { DynamicModule, Module, Provider } from '@nestjs/common';
 import { ActionsModule } from '../actions/actions.module';
-import { Settings } from '../config/settings';
+import { QueueSettings } from '../config/settings';
 import { SETTINGS } from '../config/settings.token';
 import { DatabaseModule } from '../database/database.module';
 import { QUEUE_DATABASE_CONFIG, QueueDatabaseConfig } from '../database/queue-database-config';
@@ -94,7 +94,7 @@ function assemble(
     providers: [
       optionsProvider,
       settingsProvider,
-      { provide: WORKER_ID, inject: [SETTINGS], useFactory: (settings: Settings) => settings.WORKER_ID ?? defaultWorkerId() },
+      { provide: WORKER_ID, inject: [SETTINGS], useFactory: (settings: QueueSettings) => settings.WORKER_ID ?? defaultWorkerId() },
       {
         provide: QUEUE_DATABASE_CONFIG,
         inject: [ACTION_QUEUE_OPTIONS],
@@ -118,7 +118,7 @@ function assemble(
  * @param settings the validated settings of the service.
  * @param databaseUrl the database (DATABASE_URL, or the embedded server's).
  */
-export function actionQueueModuleOfService(settings: Settings, databaseUrl: string): DynamicModule {
+export function actionQueueModuleOfService(settings: QueueSettings, databaseUrl: string): DynamicModule {
   const options: ActionQueueModuleOptions = { database: { url: databaseUrl }, runMigrations: true };
   const routes = resolveRoutes({ actions: settings.API_ENABLED, health: true, metrics: true });
   return assemble({ provide: ACTION_QUEUE_OPTIONS, useValue: options }, [], routes, { provide: SETTINGS, useValue: settings });

@@ -3,7 +3,7 @@ import { ApiBadRequestResponse, ApiCreatedResponse, ApiOkResponse, ApiOperation,
 import type { Request } from 'express';
 import { ErrorResponseDto } from '../actions/dto/action-responses.dto';
 import { lockIdProblem } from '../actions/dto/lock-id.validator';
-import { Settings } from '../config/settings';
+import { QueueSettings } from '../config/settings';
 import { SETTINGS } from '../config/settings.token';
 import { DatabaseUnavailableInterceptor } from '../http/database-unavailable.interceptor';
 import { JsonBodyInterceptor } from '../http/json-body.interceptor';
@@ -23,7 +23,7 @@ import { BadRequestException } from '@nestjs/common';
 export class BulkOperationsController {
   constructor(
     private readonly bulk: BulkOperationsService,
-    @Inject(SETTINGS) private readonly settings: Settings,
+    @Inject(SETTINGS) private readonly settings: QueueSettings,
   ) {}
 
   @Post()

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describeAllowedValues, loadSettings, SETTING_NAMES } from './settings';
+import { describeAllowedValues, loadQueueSettings, loadSettings, QUEUE_SETTING_NAMES, ServiceSettings, SETTING_NAMES } from './settings';
 
 describe('settings', () => {
   it('never echoes the value of a secret setting', () => {
@@ -64,5 +64,35 @@ describe('docs/settings.md', () => {
   it('documents every setting', () => {
     const doc = readFileSync(join(__dirname, '..', '..', 'docs', 'settings.md'), 'utf8');
     for (const name of SETTING_NAMES) expect(`${name}: ${doc.includes(`| \`${name}\` |`)}`).toBe(`${name}: true`);
+  });
+
+  it('splits the queue settings from the service extras, with the same defaults and rules', () => {
+    const serviceOnly = SETTING_NAMES.filter((name) => !QUEUE_SETTING_NAMES.includes(name));
+    expect(serviceOnly.sort()).toEqual(
+      [
+        'ALLOWED_HOSTS',
+        'BODY_LIMIT_BYTES',
+        'CORS_ORIGINS',
+        'DASHBOARD_ENABLED',
+        'DATABASE_URL',
+        'DEMO_HANDLERS',
+        'EMBEDDED_PG_DIR',
+        'EMBEDDED_PG_PORT',
+        'HOST',
+        'LOG_LEVEL',
+        'PORT',
+        'REQUEST_TIMEOUT_MS',
+        'TRUSTED_NETWORK',
+      ].sort(),
+    );
+    const service = loadSettings({});
+    const queue = loadQueueSettings({ PORT: 'not a port' });
+    expect(service).toBeInstanceOf(ServiceSettings);
+    expect(queue).not.toBeInstanceOf(ServiceSettings);
+    for (const name of serviceOnly) expect(`${name}: ${name in queue}`).toBe(`${name}: false`);
+    for (const name of QUEUE_SETTING_NAMES) expect(queue[name as keyof typeof queue]).toEqual(service[name as keyof typeof service]);
+    expect(() => loadQueueSettings({ WORKER_CONCURRENCY: '0' })).toThrow(
+      /^Invalid setting WORKER_CONCURRENCY=0: WORKER_CONCURRENCY must be an integer from 1 to 1000$/,
+    );
   });
 });

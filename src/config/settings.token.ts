@@ -1,2 +1,2 @@
-/** DI token of the validated {@link Settings} object. */
+/** DI token of the validated {@link QueueSettings} object. */
 export const SETTINGS = Symbol('actions:settings');

@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import type { ServerResponse } from 'node:http';
-import { Settings } from '../config/settings';
 
 /** Where the dashboard is served. */
 export const DASHBOARD_PATH = '/ui';
@@ -18,7 +17,7 @@ export function dashboardAssetsBuilt(): boolean {
 }
 
 /** Whether an instance with these settings serves the dashboard: API on and DASHBOARD_ENABLED. */
-export function dashboardServed(settings: Pick<Settings, 'API_ENABLED' | 'DASHBOARD_ENABLED'>): boolean {
+export function dashboardServed(settings: { API_ENABLED: boolean; DASHBOARD_ENABLED: boolean }): boolean {
   return settings.API_ENABLED && settings.DASHBOARD_ENABLED;
 }
 

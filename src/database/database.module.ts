@@ -1,5 +1,5 @@
 import { Global, Module } from '@nestjs/common';
-import { Settings } from '../config/settings';
+import { QueueSettings } from '../config/settings';
 import { SETTINGS } from '../config/settings.token';
 import { DATABASE_URL } from './database-url.token';
 import { MigrationsService } from './migrations.service';
@@ -20,7 +20,7 @@ import { QUEUE_DATA_SOURCE } from './queue-data-source.token';
     {
       provide: QUEUE_DATABASE,
       inject: [QUEUE_DATABASE_CONFIG, SETTINGS],
-      useFactory: (config: QueueDatabaseConfig, settings: Settings) =>
+      useFactory: (config: QueueDatabaseConfig, settings: QueueSettings) =>
         openQueueDatabase(config.database, settings.DB_POOL_SIZE, { schema: settings.DATABASE_SCHEMA, pooler: settings.DATABASE_POOLER }),
     },
     { provide: QUEUE_DATA_SOURCE, inject: [QUEUE_DATABASE], useFactory: (database: QueueDatabase) => database.dataSource },

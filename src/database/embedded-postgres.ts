@@ -5,7 +5,6 @@ import { closeSync, existsSync, promises as fs, openSync, readdirSync, readFileS
 import { arch, platform, tmpdir, userInfo } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { Client } from 'pg';
-import { Settings } from '../config/settings';
 
 /** A running embedded PostgreSQL. */
 export interface EmbeddedPostgresHandle {
@@ -19,6 +18,13 @@ export interface EmbeddedPostgresHandle {
    * resolves once done. Calling it again does nothing.
    */
   stop(): Promise<void>;
+}
+
+/** The service settings the embedded server reads: its data folder, its port, and the log level (debug and trace show its output). */
+export interface EmbeddedPostgresSettings {
+  EMBEDDED_PG_DIR: string;
+  EMBEDDED_PG_PORT: number;
+  LOG_LEVEL: string;
 }
 
 /** Database the service uses on the embedded server. */
@@ -101,7 +107,7 @@ interface RunAs {
  *   server runs on another port for live processes, or the lock stays held by
  *   a live process for 5 minutes.
  */
-export async function startEmbeddedPostgres(settings: Settings, logger: LoggerService): Promise<EmbeddedPostgresHandle> {
+export async function startEmbeddedPostgres(settings: EmbeddedPostgresSettings, logger: LoggerService): Promise<EmbeddedPostgresHandle> {
   const dataDir = resolve(settings.EMBEDDED_PG_DIR);
   const port = settings.EMBEDDED_PG_PORT;
   const bin = await loadBinaries();

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { Settings } from '../config/settings';
+import { QueueSettings } from '../config/settings';
 import { SETTINGS } from '../config/settings.token';
 import { MIGRATIONS, MIGRATIONS_TABLE } from './data-source-options';
 import { QUEUE_DATABASE, QueueDatabase } from './queue-database';
@@ -47,7 +47,7 @@ export class MigrationsService implements OnModuleInit {
   constructor(
     @Inject(QUEUE_DATABASE) private readonly database: QueueDatabase,
     @Inject(QUEUE_DATABASE_CONFIG) private readonly config: QueueDatabaseConfig,
-    @Inject(SETTINGS) private readonly settings: Settings,
+    @Inject(SETTINGS) private readonly settings: QueueSettings,
   ) {}
 
   /** Schema of the queue's tables and functions. */

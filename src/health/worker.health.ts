@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { HealthIndicatorResult, HealthIndicatorService } from '@nestjs/terminus';
-import { Settings } from '../config/settings';
+import { QueueSettings } from '../config/settings';
 import { SETTINGS } from '../config/settings.token';
 import { WorkerService } from '../queue/worker.service';
 import { WorkerSlots } from '../queue/worker-slots';
@@ -12,7 +12,7 @@ export const MIN_WORKER_STALL_MS = 15_000;
  * Stuck slots from which an instance reports lost capacity:
  * max(1, ceil(WORKER_CONCURRENCY × STUCK_SLOTS_MAX_PERCENT / 100)).
  */
-export function stuckSlotsLimit(settings: Pick<Settings, 'WORKER_CONCURRENCY' | 'STUCK_SLOTS_MAX_PERCENT'>): number {
+export function stuckSlotsLimit(settings: Pick<QueueSettings, 'WORKER_CONCURRENCY' | 'STUCK_SLOTS_MAX_PERCENT'>): number {
   return Math.max(1, Math.ceil((settings.WORKER_CONCURRENCY * settings.STUCK_SLOTS_MAX_PERCENT) / 100));
 }
 
@@ -41,7 +41,7 @@ export class WorkerHealthIndicator {
     private readonly indicators: HealthIndicatorService,
     private readonly worker: WorkerService,
     private readonly slots: WorkerSlots,
-    @Inject(SETTINGS) private readonly settings: Settings,
+    @Inject(SETTINGS) private readonly settings: QueueSettings,
   ) {
     this.stuckLimit = stuckSlotsLimit(settings);
   }

@@ -3,7 +3,7 @@ import type { Pool, QueryConfig } from 'pg';
 import { Counter, Gauge } from 'prom-client';
 import { ACTION_STATUSES } from '../vocabulary';
 import { QUEUE_STATS_COUNT_CAP, QUEUE_STATS_EXACT_MAX_BYTES, readQueueStats } from '../actions/stats/queue-stats.reader';
-import { Settings } from '../config/settings';
+import { QueueSettings } from '../config/settings';
 import { SETTINGS } from '../config/settings.token';
 import { PG_POOL } from '../database/pg-pool.provider';
 import { WorkerService } from '../queue/worker.service';
@@ -35,7 +35,7 @@ export class QueueMetricsCollector {
   constructor(
     metrics: MetricsRegistry,
     @Inject(PG_POOL) private readonly pool: Pool,
-    @Inject(SETTINGS) private readonly settings: Settings,
+    @Inject(SETTINGS) private readonly settings: QueueSettings,
     private readonly worker: WorkerService,
   ) {
     const registers = [metrics.registry];

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { Pool } from 'pg';
-import { Settings } from '../config/settings';
+import { QueueSettings } from '../config/settings';
 import { ActionHandlerHost } from '../handlers/action-handler.host';
 import { ActionHandlersRegistry } from '../handlers/action-handlers.registry';
 import { sleep } from '../sleep';
@@ -31,7 +31,7 @@ function fakePool(answer: (ids: string[], attempts: number[], claimLimit: number
 }
 
 function finisherWith(pool: Pool, concurrency = 8) {
-  const settings = { LEASE_MS: 30_000, DB_POOL_SIZE: 10, WORKER_CONCURRENCY: concurrency } as Settings;
+  const settings = { LEASE_MS: 30_000, DB_POOL_SIZE: 10, WORKER_CONCURRENCY: concurrency } as QueueSettings;
   const registry = new ActionHandlersRegistry();
   registry.register({ instance: {} as ActionHandlerHost, options: { type: 't' }, className: 'T' });
   const slots = new WorkerSlots(settings);

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Pool } from 'pg';
-import { Settings } from '../config/settings';
+import { QueueSettings } from '../config/settings';
 import { SETTINGS } from '../config/settings.token';
 import { PG_POOL } from '../database/pg-pool.provider';
 import { StatementNaming, statementNaming, timedQuery } from '../database/timed-query';
@@ -102,7 +102,7 @@ export class AttemptFinisher {
 
   constructor(
     @Inject(PG_POOL) private readonly pool: Pool,
-    @Inject(SETTINGS) settings: Settings,
+    @Inject(SETTINGS) settings: QueueSettings,
     @Inject(WORKER_ID) private readonly workerId: string,
     private readonly registry: ActionHandlersRegistry,
     private readonly slots: WorkerSlots,

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { Settings } from '../config/settings';
+import { QueueSettings } from '../config/settings';
 import { ActionContext, QueuedAction } from '../handlers/action-context.interface';
 import { ActionHandlerHost } from '../handlers/action-handler.host';
 import { ActionHandlerOptions } from '../handlers/action-handler-options.interface';
@@ -14,7 +14,7 @@ import { WatchdogSharedState } from './containment/watchdog-shared-state';
 import { HandlerThreads } from './isolation/handler-threads.service';
 import { LeasedActionRow } from './sql/leased-action.sql';
 
-const settings = { LEASE_MS: 3_000, RETRY_BACKOFF_BASE_MS: 100, RETRY_BACKOFF_CAP_MS: 1_000 } as Settings;
+const settings = { LEASE_MS: 3_000, RETRY_BACKOFF_BASE_MS: 100, RETRY_BACKOFF_CAP_MS: 1_000 } as QueueSettings;
 
 /** A runner whose registry holds one handler of type `t`. */
 function runnerWith(handle: (action: QueuedAction, ctx: ActionContext) => unknown, options: Partial<ActionHandlerOptions> = {}) {

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { Settings } from '../config/settings';
+import { QueueSettings } from '../config/settings';
 import { SETTINGS } from '../config/settings.token';
 import { ActionContext, QueuedAction } from '../handlers/action-context.interface';
 import { ActionHandlersRegistry, RegisteredHandler } from '../handlers/action-handlers.registry';
@@ -76,7 +76,7 @@ export class AttemptRunner {
   private readonly attributeStrayErrors: boolean;
 
   constructor(
-    @Inject(SETTINGS) private readonly settings: Settings,
+    @Inject(SETTINGS) private readonly settings: QueueSettings,
     @Inject(WORKER_ID) private readonly workerId: string,
     private readonly registry: ActionHandlersRegistry,
     private readonly threads: HandlerThreads,

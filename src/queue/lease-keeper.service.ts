@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import type { Client } from 'pg';
-import { Settings } from '../config/settings';
+import { QueueSettings } from '../config/settings';
 import { SETTINGS } from '../config/settings.token';
 import { DATABASE_URL } from '../database/database-url.token';
 import { abandonClient, dedicatedClient } from '../database/dedicated-connection';
@@ -69,7 +69,7 @@ export class LeaseKeeper implements OnApplicationBootstrap, OnApplicationShutdow
   private failedBeats = 0;
 
   constructor(
-    @Inject(SETTINGS) private readonly settings: Settings,
+    @Inject(SETTINGS) private readonly settings: QueueSettings,
     @Inject(WORKER_ID) private readonly workerId: string,
     @Inject(DATABASE_URL) private readonly databaseUrl: string,
     private readonly slots: WorkerSlots,

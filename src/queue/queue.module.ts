@@ -1,4 +1,4 @@
-import { Settings } from '../config/settings';
+import { QueueSettings } from '../config/settings';
 import { SETTINGS } from '../config/settings.token';
 import { DATABASE_URL } from '../database/database-url.token';
 import { planWakeUp, WAKE_UP_PLAN } from './wake-up-plan';
@@ -39,7 +39,7 @@ import { WorkerSlots } from './worker-slots';
     WorkerSlots,
     WorkerMetrics,
     // Derived once: every part of the worker reads the same figures.
-    { provide: LEASE_TIMING, inject: [SETTINGS], useFactory: (settings: Settings) => leaseTiming(settings.LEASE_MS) },
+    { provide: LEASE_TIMING, inject: [SETTINGS], useFactory: (settings: QueueSettings) => leaseTiming(settings.LEASE_MS) },
     { provide: WatchdogSharedState, useFactory: () => new WatchdogSharedState() },
     ClaimerService,
     LeaseKeeper,
@@ -52,7 +52,7 @@ import { WorkerSlots } from './worker-slots';
     {
       provide: WAKE_UP_PLAN,
       inject: [SETTINGS, DATABASE_URL],
-      useFactory: (settings: Settings, databaseUrl: string) => planWakeUp(settings, databaseUrl),
+      useFactory: (settings: QueueSettings, databaseUrl: string) => planWakeUp(settings, databaseUrl),
     },
     NotificationListener,
     WakeLeadership,

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import type { Pool } from 'pg';
-import { Settings } from '../config/settings';
+import { QueueSettings } from '../config/settings';
 import { SETTINGS } from '../config/settings.token';
 import { PG_POOL } from '../database/pg-pool.provider';
 import { StatementNaming, statementNaming, timedQuery } from '../database/timed-query';
@@ -24,7 +24,7 @@ export class RateLimitDefaults implements OnApplicationBootstrap {
 
   constructor(
     @Inject(PG_POOL) private readonly pool: Pool,
-    @Inject(SETTINGS) settings: Settings,
+    @Inject(SETTINGS) settings: QueueSettings,
     private readonly registry: ActionHandlersRegistry,
   ) {
     this.naming = statementNaming(settings.DATABASE_POOLER);

@@ -1,6 +1,6 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import type { Pool } from 'pg';
-import { Settings } from '../config/settings';
+import { QueueSettings } from '../config/settings';
 import { SETTINGS } from '../config/settings.token';
 import { PG_POOL } from '../database/pg-pool.provider';
 import { hotPathQuery, statementNaming } from '../database/timed-query';
@@ -56,7 +56,7 @@ export class ReaperService implements OnApplicationBootstrap, BeforeApplicationS
 
   constructor(
     @Inject(PG_POOL) private readonly pool: Pool,
-    @Inject(SETTINGS) private readonly settings: Settings,
+    @Inject(SETTINGS) private readonly settings: QueueSettings,
     @Inject(WORKER_ID) private readonly workerId: string,
     private readonly metrics: WorkerMetrics,
     private readonly leases: LeaseKeeper,

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { Settings } from '../config/settings';
+import { QueueSettings } from '../config/settings';
 import { AttemptExecutor, Continuation } from './attempt-executor.service';
 import { Claimed, ClaimerService } from './claimer.service';
 import { LeasedActionRow } from './sql/leased-action.sql';
@@ -25,7 +25,7 @@ const suspectRow = (id: string) => ({ id, type: 't', attempts: 3 }) as unknown a
  * says (`attempts[i].resolve(...)`).
  */
 function runnerWith() {
-  const slots = new WorkerSlots({ WORKER_CONCURRENCY: CONCURRENCY } as Settings);
+  const slots = new WorkerSlots({ WORKER_CONCURRENCY: CONCURRENCY } as QueueSettings);
   const claims: { resolve: (c: Claimed) => void; reject: (e: Error) => void }[] = [];
   const attempts: { row: LeasedActionRow; gate: unknown; resolve: (c: Continuation) => void }[] = [];
   const claimer = {

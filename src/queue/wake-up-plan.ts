@@ -1,4 +1,4 @@
-import type { Settings } from '../config/settings';
+import type { QueueSettings } from '../config/settings';
 
 /** DI token of the instance's {@link WakeUpPlan}. */
 export const WAKE_UP_PLAN = Symbol('actions:wake-up-plan');
@@ -33,7 +33,10 @@ export interface WakeUpPlan {
  * @param settings DATABASE_POOLER, LISTEN_DATABASE_URL, WORKER_POLL_INTERVAL_MS.
  * @param databaseUrl the queue's URL (DATABASE_URL, or the embedded server's).
  */
-export function planWakeUp(settings: Pick<Settings, 'DATABASE_POOLER' | 'LISTEN_DATABASE_URL' | 'WORKER_POLL_INTERVAL_MS'>, databaseUrl: string): WakeUpPlan {
+export function planWakeUp(
+  settings: Pick<QueueSettings, 'DATABASE_POOLER' | 'LISTEN_DATABASE_URL' | 'WORKER_POLL_INTERVAL_MS'>,
+  databaseUrl: string,
+): WakeUpPlan {
   if (settings.LISTEN_DATABASE_URL) return { listenUrl: settings.LISTEN_DATABASE_URL, shortPollMs: null, warning: null };
   if (settings.DATABASE_POOLER !== 'transaction') return { listenUrl: databaseUrl, shortPollMs: null, warning: null };
   const shortPollMs = Math.min(POOLED_POLL_INTERVAL_MS, settings.WORKER_POLL_INTERVAL_MS);

@@ -1,7 +1,7 @@
-import { Settings } from '../config/settings';
+import { QueueSettings } from '../config/settings';
 import { WorkerSlots } from './worker-slots';
 
-const slotsOf = (concurrency: number) => new WorkerSlots({ WORKER_CONCURRENCY: concurrency } as Settings);
+const slotsOf = (concurrency: number) => new WorkerSlots({ WORKER_CONCURRENCY: concurrency } as QueueSettings);
 
 describe('WorkerSlots', () => {
   it('never grants more than WORKER_CONCURRENCY between occupied and reserved slots', () => {

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Settings } from '../config/settings';
+import { QueueSettings } from '../config/settings';
 import { SETTINGS } from '../config/settings.token';
 
 /** Why this worker takes no new work right now. */
@@ -49,7 +49,7 @@ export class WorkerSlots {
   private queueIdle = false;
   private readonly pauses = new Set<PauseReason>();
 
-  constructor(@Inject(SETTINGS) private readonly settings: Settings) {}
+  constructor(@Inject(SETTINGS) private readonly settings: QueueSettings) {}
 
   /** Handlers running now (stuck ones included). */
   get occupied(): number {

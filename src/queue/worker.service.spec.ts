@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { Settings } from '../config/settings';
+import { QueueSettings } from '../config/settings';
 import { AttemptExecutor, Continuation } from './attempt-executor.service';
 import { Claimed, ClaimerService } from './claimer.service';
 import { LeaseKeeper } from './lease-keeper.service';
@@ -37,7 +37,7 @@ function loopWith(nextDue: { waitMs: number | null; suspectWaitMs: number | null
     WORKER_POLL_INTERVAL_MS: POLL_NEVER_MS,
     LEASE_MS: 30_000,
     SHUTDOWN_TIMEOUT_MS: 0,
-  } as Settings;
+  } as QueueSettings;
   const slots = new WorkerSlots(settings);
   const claims: { limit: number; resolve: (c: Claimed) => void; reject: (e: Error) => void }[] = [];
   let nextDueAsked = 0;

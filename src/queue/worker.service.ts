@@ -1,5 +1,5 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { Settings } from '../config/settings';
+import { QueueSettings } from '../config/settings';
 import { SETTINGS } from '../config/settings.token';
 import { ShutdownError } from './abort-reasons';
 import { AttemptExecutor } from './attempt-executor.service';
@@ -60,7 +60,7 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
   lastClaimAt = 0;
 
   constructor(
-    @Inject(SETTINGS) private readonly settings: Settings,
+    @Inject(SETTINGS) private readonly settings: QueueSettings,
     private readonly slots: WorkerSlots,
     private readonly claimer: ClaimerService,
     private readonly executor: AttemptExecutor,

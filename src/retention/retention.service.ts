@@ -1,6 +1,6 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import type { Pool } from 'pg';
-import { Settings } from '../config/settings';
+import { QueueSettings } from '../config/settings';
 import { SETTINGS } from '../config/settings.token';
 import { AdaptiveBatchSize } from '../database/adaptive-batch-size';
 import { PG_POOL } from '../database/pg-pool.provider';
@@ -37,7 +37,7 @@ export class RetentionService implements OnApplicationBootstrap, BeforeApplicati
 
   constructor(
     @Inject(PG_POOL) private readonly pool: Pool,
-    @Inject(SETTINGS) private readonly settings: Settings,
+    @Inject(SETTINGS) private readonly settings: QueueSettings,
   ) {}
 
   onApplicationBootstrap(): void {

@@ -1,6 +1,6 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import type { Pool, PoolClient } from 'pg';
-import { Settings } from '../config/settings';
+import { QueueSettings } from '../config/settings';
 import { SETTINGS } from '../config/settings.token';
 import { PG_POOL } from '../database/pg-pool.provider';
 import { ActionHandlersRegistry } from '../handlers/action-handlers.registry';
@@ -44,7 +44,7 @@ export class ScheduleTicker implements OnApplicationBootstrap, BeforeApplication
 
   constructor(
     @Inject(PG_POOL) private readonly pool: Pool,
-    @Inject(SETTINGS) private readonly settings: Settings,
+    @Inject(SETTINGS) private readonly settings: QueueSettings,
     private readonly registry: ActionHandlersRegistry,
   ) {}
 

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { DynamicModule, INestApplication, Logger } from '@nestjs/common';
-import { loadSettings, Settings } from '../config/settings';
+import { loadSettings, ServiceSettings } from '../config/settings';
 import { EmbeddedPostgresHandle, startEmbeddedPostgres } from '../database/embedded-postgres';
 import { networkExposureProblem, noApiKeyWarning } from './security/network-exposure';
 import { StartupLogger } from './logging/startup-logger';
@@ -22,7 +22,7 @@ export interface ActionQueueServiceOptions {
    * Your modules, or a function of the validated settings that returns them
    * (to add a module only under some setting).
    */
-  imports?: ActionQueueServiceImports | ((settings: Settings) => ActionQueueServiceImports);
+  imports?: ActionQueueServiceImports | ((settings: ServiceSettings) => ActionQueueServiceImports);
   /** Where the settings are read from. Default `process.env`. */
   env?: Record<string, string | undefined>;
 }
@@ -37,7 +37,7 @@ export interface ActionQueueServiceHandle {
   /** Base URL of the HTTP server, e.g. `http://127.0.0.1:3000`. */
   url: string;
   /** The validated settings in use. */
-  settings: Settings;
+  settings: ServiceSettings;
   /** URL of the database in use (DATABASE_URL, or the embedded server's). */
   databaseUrl: string;
   /** Drains the worker, closes the app and stops the embedded PostgreSQL (if it started one). Does not exit. */
@@ -83,7 +83,7 @@ export interface ActionQueueServiceHandle {
  */
 export async function bootstrapActionQueueService(options: ActionQueueServiceOptions = {}): Promise<ActionQueueServiceHandle | undefined> {
   const logger = new Logger('Main');
-  let settings: Settings;
+  let settings: ServiceSettings;
   try {
     settings = loadSettings(options.env ?? process.env);
   } catch (error) {

@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { actionQueueModuleOfService } from '../action-queue/action-queue.module';
-import { loadSettings, Settings } from '../config/settings';
+import { loadSettings, ServiceSettings } from '../config/settings';
 import { QUEUE_DATA_SOURCE } from '../database/queue-data-source.token';
 import { DashboardModule } from '../dashboard/dashboard.module';
 import { DASHBOARD_PATH, dashboardServed } from '../dashboard/dashboard-assets';
@@ -10,7 +10,7 @@ import { LoggingModule } from './logging/logging.module';
 /** How to build the service: the database to use, and settings (default: from process.env). */
 export interface AppModuleOptions {
   databaseUrl: string;
-  settings?: Settings;
+  settings?: ServiceSettings;
   /** Extra modules, e.g. ones that register handlers. */
   imports?: DynamicModule['imports'];
 }

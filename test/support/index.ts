@@ -6,7 +6,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { Client } from 'pg';
 import type { AppModuleOptions } from '../../src/service/app.module';
-import type { Settings } from '../../src/config/settings';
+import type { ServiceSettings } from '../../src/config/settings';
 import { assertHooksInstalled, atEndOfFile } from './running';
 import { launchTestApp } from './test-app';
 import { TestDatabase, testDatabaseFor, TestDatabaseOptions } from './test-database';
@@ -51,7 +51,7 @@ export interface TestDatabaseHandle {
 
 /** Options of `withTestApp`: the database's, plus how the app starts. */
 export interface TestAppOptions extends TestDatabaseOptions {
-  /** Settings on top of the quiet test defaults (`LOG_LEVEL=silent`, `WORKER_POLL_INTERVAL_MS=200`). */
+  /** ServiceSettings on top of the quiet test defaults (`LOG_LEVEL=silent`, `WORKER_POLL_INTERVAL_MS=200`). */
   env?: Record<string, string>;
   /** Extra modules, e.g. handler modules of the test. */
   imports?: AppModuleOptions['imports'];
@@ -63,7 +63,7 @@ export interface TestAppHandle {
   readonly app: INestApplication;
   /** Base URL of the app's HTTP server, `http://127.0.0.1:<port>`. */
   readonly url: string;
-  readonly settings: Settings;
+  readonly settings: ServiceSettings;
   /** A connected client on the database, ended after the describe block. */
   readonly pg: Client;
 }
@@ -148,7 +148,7 @@ export function withTestDatabase(label: string, options: TestDatabaseOptions = {
  */
 export function withTestApp(label: string, options: TestAppOptions = {}): TestAppHandle {
   const db = withTestDatabase(label, options);
-  let started: { app: INestApplication; url: string; settings: Settings; closed: boolean } | undefined;
+  let started: { app: INestApplication; url: string; settings: ServiceSettings; closed: boolean } | undefined;
   let pg: Client | undefined;
   const close = async () => {
     if (!started || started.closed) return;

@@ -1,7 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import type { Server } from 'node:http';
 import type { AppModuleOptions } from '../../src/service/app.module';
-import type { Settings } from '../../src/config/settings';
+import type { ServiceSettings } from '../../src/config/settings';
 import { trackRunning } from './running';
 import { sleep } from '../../src/sleep';
 
@@ -10,7 +10,7 @@ export interface TestApp {
   app: INestApplication;
   /** Base URL of its HTTP server, `http://127.0.0.1:<port>`. */
   url: string;
-  settings: Settings;
+  settings: ServiceSettings;
 }
 
 /**

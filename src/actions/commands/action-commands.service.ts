@@ -1,7 +1,7 @@
 import { groupDepthLimitOfDatabase } from '../group-depth-limit.error';
 import { ConflictException, Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { Settings } from '../../config/settings';
+import { QueueSettings } from '../../config/settings';
 import { SETTINGS } from '../../config/settings.token';
 import { QUEUE_DATA_SOURCE } from '../../database/queue-data-source.token';
 import { stringifyJson } from '../../http/json-text';
@@ -28,7 +28,7 @@ function updatedRows<T>(result: unknown): T[] {
 export class ActionCommands {
   constructor(
     @Inject(QUEUE_DATA_SOURCE) private readonly dataSource: DataSource,
-    @Inject(SETTINGS) private readonly settings: Settings,
+    @Inject(SETTINGS) private readonly settings: QueueSettings,
   ) {}
 
   /**

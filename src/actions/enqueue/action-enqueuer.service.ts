@@ -1,7 +1,7 @@
 import { groupDepthLimitOfDatabase } from '../group-depth-limit.error';
 import { BadRequestException, ConflictException, Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, QueryRunner } from 'typeorm';
-import { Settings } from '../../config/settings';
+import { QueueSettings } from '../../config/settings';
 import { SETTINGS } from '../../config/settings.token';
 import { QUEUE_DATA_SOURCE } from '../../database/queue-data-source.token';
 import { ActionHandlersRegistry } from '../../handlers/action-handlers.registry';
@@ -44,7 +44,7 @@ export class ActionEnqueuer {
   constructor(
     @Inject(QUEUE_DATA_SOURCE) private readonly dataSource: DataSource,
     registry: ActionHandlersRegistry,
-    @Inject(SETTINGS) settings: Settings,
+    @Inject(SETTINGS) settings: QueueSettings,
     private readonly enqueueMetrics: EnqueueMetrics,
   ) {
     this.rules = {

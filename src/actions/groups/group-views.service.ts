@@ -1,6 +1,6 @@
 import { BadRequestException, Inject, Injectable, PayloadTooLargeException } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { Settings } from '../../config/settings';
+import { QueueSettings } from '../../config/settings';
 import { SETTINGS } from '../../config/settings.token';
 import { QUEUE_DATA_SOURCE } from '../../database/queue-data-source.token';
 import { toAttemptResource } from '../action.resource';
@@ -26,7 +26,7 @@ const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
 export class GroupViewsService {
   constructor(
     @Inject(QUEUE_DATA_SOURCE) private readonly dataSource: DataSource,
-    @Inject(SETTINGS) private readonly settings: Settings,
+    @Inject(SETTINGS) private readonly settings: QueueSettings,
   ) {}
 
   /**

@@ -1,6 +1,6 @@
 import { BadRequestException, Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { Settings } from '../../config/settings';
+import { QueueSettings } from '../../config/settings';
 import { SETTINGS } from '../../config/settings.token';
 import { QUEUE_DATA_SOURCE } from '../../database/queue-data-source.token';
 import { ActionResource, AttemptResource, toActionResource, toAttemptResource } from '../action.resource';
@@ -26,7 +26,7 @@ const DEFAULT_PAGE_SIZE = 50;
 export class ActionReads {
   constructor(
     @Inject(QUEUE_DATA_SOURCE) private readonly dataSource: DataSource,
-    @Inject(SETTINGS) private readonly settings: Settings,
+    @Inject(SETTINGS) private readonly settings: QueueSettings,
     private readonly bounded: BoundedActionReader,
   ) {}
 

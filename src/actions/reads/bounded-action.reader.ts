@@ -1,6 +1,6 @@
 import { Inject, Injectable, PayloadTooLargeException } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { Settings } from '../../config/settings';
+import { QueueSettings } from '../../config/settings';
 import { SETTINGS } from '../../config/settings.token';
 import { QUEUE_DATA_SOURCE } from '../../database/queue-data-source.token';
 import { ActionRow } from '../sql/action-columns.sql';
@@ -15,7 +15,7 @@ import { ACTION_RESOURCE_BYTES_SQL, SELECT_BOUNDED_ACTION_SQL } from '../sql/man
 export class BoundedActionReader {
   constructor(
     @Inject(QUEUE_DATA_SOURCE) private readonly dataSource: DataSource,
-    @Inject(SETTINGS) private readonly settings: Settings,
+    @Inject(SETTINGS) private readonly settings: QueueSettings,
   ) {}
 
   /**

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { Settings } from '../../config/settings';
+import { QueueSettings } from '../../config/settings';
 import { SETTINGS } from '../../config/settings.token';
 import { DATABASE_URL } from '../../database/database-url.token';
 import { LeaseTiming } from '../lease-timing';
@@ -31,7 +31,7 @@ export class EventLoopWatchdog implements OnApplicationBootstrap, OnApplicationS
   private ticker: NodeJS.Timeout | undefined;
 
   constructor(
-    @Inject(SETTINGS) private readonly settings: Settings,
+    @Inject(SETTINGS) private readonly settings: QueueSettings,
     @Inject(WORKER_ID) private readonly workerId: string,
     @Inject(DATABASE_URL) private readonly databaseUrl: string,
     private readonly state: WatchdogSharedState,

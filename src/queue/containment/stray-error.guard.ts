@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import type { Pool } from 'pg';
-import { Settings } from '../../config/settings';
+import { QueueSettings } from '../../config/settings';
 import { SETTINGS } from '../../config/settings.token';
 import { PG_POOL } from '../../database/pg-pool.provider';
 import { RELEASE_WORKER_SQL } from '../sql/lost-attempts.sql';
@@ -38,7 +38,7 @@ export class StrayErrorGuard implements OnApplicationBootstrap, OnApplicationShu
   private readonly onException = (error: unknown) => void this.handle('uncaught exception', error);
 
   constructor(
-    @Inject(SETTINGS) private readonly settings: Settings,
+    @Inject(SETTINGS) private readonly settings: QueueSettings,
     @Inject(WORKER_ID) private readonly workerId: string,
     @Inject(PG_POOL) private readonly pool: Pool,
     private readonly metrics: WorkerMetrics,

@@ -6,7 +6,7 @@ import type { Piscina } from 'piscina';
 import type { QueuedAction } from '../../handlers/action-context.interface';
 import { stringifyJson } from '../../http/json-text';
 import type { RegisteredHandler } from '../../handlers/action-handlers.registry';
-import { Settings } from '../../config/settings';
+import { QueueSettings } from '../../config/settings';
 import { SETTINGS } from '../../config/settings.token';
 import { SerializedResult } from '../handler-result';
 import { RETIRED_THREAD_EXIT_CODE, ThreadTask, ThreadTaskResult } from './thread-task';
@@ -74,7 +74,7 @@ export class HandlerThreads implements OnApplicationShutdown {
   private readonly logger = new Logger(HandlerThreads.name);
   private readonly pools = new Map<string, Piscina<ThreadTask, ThreadTaskResult>>();
 
-  constructor(@Inject(SETTINGS) private readonly settings: Settings) {}
+  constructor(@Inject(SETTINGS) private readonly settings: QueueSettings) {}
 
   /**
    * Runs one attempt of `registered` in a thread.

@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DynamicModule, Module } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import type { Options } from 'pino-http';
-import { Settings } from '../../config/settings';
+import { ServiceSettings } from '../../config/settings';
 import { CREDENTIAL_PARAM, REDACTED, redactHeaders, redactUrl } from './redaction';
 
 /**
@@ -52,7 +52,7 @@ function prettyAvailable(): boolean {
  * @param settings the validated settings.
  * @param isTty whether stdout is a terminal (default: detected).
  */
-export function buildPinoHttpOptions(settings: Settings, isTty = Boolean(process.stdout.isTTY)): Options {
+export function buildPinoHttpOptions(settings: ServiceSettings, isTty = Boolean(process.stdout.isTTY)): Options {
   return {
     level: settings.LOG_LEVEL,
     redact: { paths: REDACTED_PATHS, censor: REDACTED },
@@ -88,7 +88,7 @@ export function buildPinoHttpOptions(settings: Settings, isTty = Boolean(process
 @Module({})
 export class LoggingModule {
   /** @param settings the validated settings (LOG_LEVEL). */
-  static forRoot(settings: Settings): DynamicModule {
+  static forRoot(settings: ServiceSettings): DynamicModule {
     return {
       module: LoggingModule,
       imports: [LoggerModule.forRoot({ pinoHttp: buildPinoHttpOptions(settings) })],

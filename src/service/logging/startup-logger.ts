@@ -1,6 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
 import pino from 'pino';
-import { Settings } from '../../config/settings';
+import { ServiceSettings } from '../../config/settings';
 import { buildPinoHttpOptions } from './logging.module';
 
 /**
@@ -15,7 +15,7 @@ export class StartupLogger implements LoggerService {
   private readonly pino: pino.Logger;
 
   /** @param settings the validated settings (LOG_LEVEL; a terminal gets pino-pretty as the app does). */
-  constructor(settings: Settings) {
+  constructor(settings: ServiceSettings) {
     const { level, transport } = buildPinoHttpOptions(settings);
     this.pino = pino({ level, transport });
   }

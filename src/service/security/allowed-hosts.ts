@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import type { Settings } from '../../config/settings';
+import type { ServiceSettings } from '../../config/settings';
 
 /** Host names every service answers without API_KEY: the loopback names. */
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '::1'];
@@ -40,7 +40,7 @@ export function isLoopbackAddress(address: string): boolean {
  *
  * @returns a predicate of (host name from {@link hostNameOf}, local address of the socket).
  */
-export function allowedHostPredicate(settings: Pick<Settings, 'ALLOWED_HOSTS' | 'API_KEY' | 'HOST'>): (host: string, localAddress?: string) => boolean {
+export function allowedHostPredicate(settings: Pick<ServiceSettings, 'ALLOWED_HOSTS' | 'API_KEY' | 'HOST'>): (host: string, localAddress?: string) => boolean {
   if (settings.ALLOWED_HOSTS !== undefined) {
     const names = settings.ALLOWED_HOSTS.split(',').map((n) => hostNameOf(n));
     if (names.includes('*')) return () => true;

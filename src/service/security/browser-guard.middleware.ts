@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import type { Settings } from '../../config/settings';
+import type { ServiceSettings } from '../../config/settings';
 import { allowedHostPredicate, hostNameOf } from './allowed-hosts';
 import { OPEN_PATHS } from '../../http/api-key';
 
@@ -21,7 +21,7 @@ const refuse = (res: Response, status: 403 | 415, message: string): void => {
  * without it the loopback names, HOST and the address the request arrived on).
  * The health checks are never refused (probes call by address).
  */
-export function hostGuard(settings: Pick<Settings, 'ALLOWED_HOSTS' | 'API_KEY' | 'HOST'>) {
+export function hostGuard(settings: Pick<ServiceSettings, 'ALLOWED_HOSTS' | 'API_KEY' | 'HOST'>) {
   const allowed = allowedHostPredicate(settings);
   return (req: Request, res: Response, next: NextFunction): void => {
     const header = req.headers.host;
@@ -87,7 +87,7 @@ function sameOrigin(origin: string, host: string | undefined): boolean {
  * Express middleware applying {@link crossSiteProblem} (installed by the
  * service starter only when API_KEY is unset). Answers with Nest's error body.
  */
-export function crossSiteGuard(settings: Pick<Settings, 'CORS_ORIGINS'>) {
+export function crossSiteGuard(settings: Pick<ServiceSettings, 'CORS_ORIGINS'>) {
   const corsOrigins = (settings.CORS_ORIGINS ?? '')
     .split(',')
     .map((o) => o.trim())

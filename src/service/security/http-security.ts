@@ -2,7 +2,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { INestApplication } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import helmet from 'helmet';
-import { Settings } from '../../config/settings';
+import { ServiceSettings } from '../../config/settings';
 import { DASHBOARD_PATH, dashboardServed } from '../../dashboard/dashboard-assets';
 import { jsonBodyGuard, verifyJsonBodyEncoding } from '../../http/json-body-guard.middleware';
 import { apiKeyMiddleware } from './api-key.middleware';
@@ -51,7 +51,7 @@ export function bodyParserErrorHandler(limitBytes: number, singleActionLimitByte
  * see apiKeyMiddleware), else the refusal of cross-site writes. Call before
  * `app.listen()` and before mounting Swagger.
  */
-export function applyHttpSecurity(app: INestApplication, settings: Settings): void {
+export function applyHttpSecurity(app: INestApplication, settings: ServiceSettings): void {
   app.use(refusalLog());
   app.use(requestDeadline(settings.REQUEST_TIMEOUT_MS));
   applyServerTimeouts(app.getHttpServer() as Server, settings.REQUEST_TIMEOUT_MS);
@@ -75,7 +75,7 @@ const SINGLE_BODY_SLACK_BYTES = 16 * 1024;
  * Refused from `Content-Length` before a byte is parsed: a payload that cannot
  * fit costs nothing to refuse.
  */
-export function singleActionBodyLimit(settings: Pick<Settings, 'MAX_PAYLOAD_BYTES' | 'BODY_LIMIT_BYTES'>): number {
+export function singleActionBodyLimit(settings: Pick<ServiceSettings, 'MAX_PAYLOAD_BYTES' | 'BODY_LIMIT_BYTES'>): number {
   return Math.min(settings.BODY_LIMIT_BYTES, 4 * settings.MAX_PAYLOAD_BYTES + SINGLE_BODY_SLACK_BYTES);
 }
 
@@ -88,7 +88,7 @@ const isSingleEnqueue = (req: IncomingMessage): boolean => req.method === 'POST'
  * body that is not valid UTF-8 is refused with 400 before decoding), their
  * 413/400 error handler, and the JSON body guard (415/400).
  */
-export function applyBodyParser(app: INestApplication & { useBodyParser(type: 'json', options: JsonParserOptions): unknown }, settings: Settings): void {
+export function applyBodyParser(app: INestApplication & { useBodyParser(type: 'json', options: JsonParserOptions): unknown }, settings: ServiceSettings): void {
   const single = singleActionBodyLimit(settings);
   const isJson = (req: IncomingMessage) => /^application\/([\w.+-]*\+)?json\s*(;|$)/i.test(req.headers['content-type'] ?? '');
   app.use(refuseOversizeSingleAction(single, settings.BODY_LIMIT_BYTES));

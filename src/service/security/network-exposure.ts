@@ -1,4 +1,4 @@
-import type { Settings } from '../../config/settings';
+import type { ServiceSettings } from '../../config/settings';
 import { isLoopbackAddress } from './allowed-hosts';
 
 /**
@@ -6,7 +6,7 @@ import { isLoopbackAddress } from './allowed-hosts';
  * address other machines can reach (HOST not loopback) without API_KEY is
  * refused unless TRUSTED_NETWORK says the network in front of it is trusted.
  */
-export function networkExposureProblem(settings: Pick<Settings, 'HOST' | 'API_KEY' | 'TRUSTED_NETWORK'>): string | null {
+export function networkExposureProblem(settings: Pick<ServiceSettings, 'HOST' | 'API_KEY' | 'TRUSTED_NETWORK'>): string | null {
   if (settings.API_KEY || settings.TRUSTED_NETWORK || isLoopbackAddress(settings.HOST)) return null;
   return (
     `Refusing to listen on ${settings.HOST} without API_KEY: anyone who reaches the port could run, cancel and read actions. ` +
@@ -15,7 +15,7 @@ export function networkExposureProblem(settings: Pick<Settings, 'HOST' | 'API_KE
 }
 
 /** The warning logged at every start-up without API_KEY. */
-export function noApiKeyWarning(settings: Pick<Settings, 'HOST' | 'TRUSTED_NETWORK'>): string {
+export function noApiKeyWarning(settings: Pick<ServiceSettings, 'HOST' | 'TRUSTED_NETWORK'>): string {
   const where = isLoopbackAddress(settings.HOST) ? `only on ${settings.HOST} (this machine)` : `on ${settings.HOST}, TRUSTED_NETWORK=true`;
   return (
     `No API_KEY: every route is open to whoever reaches the port, listening ${where}. ` +
