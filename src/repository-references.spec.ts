@@ -5,7 +5,8 @@ import { dirname, join, normalize, relative } from 'node:path';
  * References that cannot rot: every repository path named in the docs
  * (README.md, CHANGELOG.md, docs/, test/README.md, bench/README.md) or in a
  * comment of the sources (src/, test/, bench/, scripts/, ui/: .ts, .mts, .tsx,
- * .sql) must exist, relative markdown links must resolve, `npx jest <path>`
+ * .sql) must exist, relative markdown links must resolve (a link to a
+ * section, to a heading the file has), `npx jest <path>`
  * and `.ci/run <path>` commands must name a test file (or a prefix of one),
  * and no text may point at design documents kept outside the repository or
  * at numbered issues.
@@ -192,6 +193,54 @@ export function offencesIn(file: string, fragment: Fragment, markdown: boolean, 
   return out;
 }
 
+/**
+ * GitHub's anchor for a markdown heading: lower case, punctuation dropped
+ * (backticks, quotes, dots, parentheses), spaces to hyphens.
+ */
+export function headingAnchor(heading: string): string {
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
+}
+
+/** The anchors of a markdown text's headings (fenced code skipped). */
+export function anchorsOf(text: string): Set<string> {
+  const anchors = new Set<string>();
+  let fenced = false;
+  for (const line of text.split('\n')) {
+    if (line.startsWith('```')) fenced = !fenced;
+    const heading = !fenced && /^#{1,6}\s+(.*)$/.exec(line);
+    if (heading) anchors.add(headingAnchor(heading[1]));
+  }
+  return anchors;
+}
+
+/**
+ * Links of `file` (a markdown file) to a section, `[text](other.md#anchor)` or
+ * `[text](#anchor)`, whose heading does not exist (a section renamed or
+ * moved), as `file:line: link (no such section)`.
+ */
+function brokenSectionLinks(file: string, text: string): string[] {
+  const out: string[] = [];
+  text.split('\n').forEach((line, n) => {
+    for (const match of line.matchAll(MARKDOWN_LINK)) {
+      const [target, anchor] = match[1].split('#');
+      if (anchor === undefined || /^[a-z][a-z+.-]*:/i.test(target) || (target !== '' && !target.endsWith('.md'))) continue;
+      const path =
+        target === ''
+          ? file
+          : relative(root, normalize(join(root, dirname(file), target)))
+              .split('\\')
+              .join('/');
+      if (!exists(path)) continue; // reported as a missing file
+      if (!anchorsOf(readFileSync(join(root, path), 'utf8')).has(anchor)) out.push(`${file}:${n + 1}: ${match[1]} (no such section)`);
+    }
+  });
+  return out;
+}
+
 describe('repository references', () => {
   const testFiles = [...filesUnder('src'), ...filesUnder('test')].filter((f) => /\.(?:spec|db-spec|process-spec)\.ts$/.test(f));
 
@@ -204,6 +253,11 @@ describe('repository references', () => {
     const docs = [...DOCS, ...filesUnder('docs').filter((f) => f.endsWith('.md'))].filter(exists);
     const offences = docs.flatMap((file) => linesOf(readFileSync(join(root, file), 'utf8')).flatMap((f) => offencesIn(file, f, true, testFiles)));
     expect(offences).toEqual([]);
+  });
+
+  it('every link to a section of a markdown file names a heading it has', () => {
+    const docs = [...DOCS, ...filesUnder('docs').filter((f) => f.endsWith('.md'))].filter(exists);
+    expect(docs.flatMap((file) => brokenSectionLinks(file, readFileSync(join(root, file), 'utf8')))).toEqual([]);
   });
 
   it('every path named in a source comment exists', () => {
@@ -248,5 +302,18 @@ describe('offencesIn', () => {
 
   it('accepts existing paths, globs, links relative to the file, build output and jest prefixes', () => {
     expect(check('src/sleep.ts, src/database/sql/upgrade-0.1-*.sql, [ops](operations.md#x), dist/src/main.js, npx jest test/database/ordering')).toEqual([]);
+  });
+});
+
+describe('headingAnchor and anchorsOf', () => {
+  it('makes the anchors GitHub makes', () => {
+    expect(headingAnchor("The queue's schema")).toBe('the-queues-schema');
+    expect(headingAnchor('Running without API_KEY')).toBe('running-without-api_key');
+    expect(headingAnchor('DBA limits (`statement_timeout`)')).toBe('dba-limits-statement_timeout');
+    expect(headingAnchor('2. Inside your Nest app: `ActionQueueModule`')).toBe('2-inside-your-nest-app-actionqueuemodule');
+  });
+
+  it('reads headings, not comments inside fenced code', () => {
+    expect([...anchorsOf('# Title\n```bash\n# a comment\n```\n## Sub part\n')]).toEqual(['title', 'sub-part']);
   });
 });
