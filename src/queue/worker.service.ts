@@ -225,7 +225,10 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     if (found === null) return this.pollByClaim();
     this.lastClaimAt = Date.now();
     if (found.suspectReady) this.suspectMayBeDue();
-    if (found.ready) this.requestClaim('wake');
+    // Work is there: look as the claiming poll does (it also hands a slot the suspect
+    // runner held back for a suspect that is not there back to the claim, which a bare
+    // claim request would not: with WORKER_CONCURRENCY 1 that held nothing at all).
+    if (found.ready) this.pollByClaim();
   }
 
   private onPoll(): void {

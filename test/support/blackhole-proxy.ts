@@ -5,7 +5,8 @@ import { AddressInfo, createServer, Server, Socket } from 'node:net';
  * anything: `blackhole()` stops forwarding in both directions, so the
  * connections behind it hang (no RST, no FIN), as in a network partition.
  * Nothing is dropped: reading pauses and TCP holds the bytes back, as it
- * would retransmit them, and `restore()` lets them flow again.
+ * would retransmit them, and `restore()` lets them flow again. A connection
+ * opened during a cut reaches PostgreSQL only at `restore()`.
  */
 export interface BlackholeProxy {
   /** The proxy's URL form of `targetUrl`: same database, the proxy's port. */
@@ -21,9 +22,17 @@ export async function startBlackholeProxy(targetUrl: string): Promise<BlackholeP
   const sockets = new Set<Socket>();
   const links: { from: Socket; to: Socket }[] = [];
   let cut = false;
+  // Connections opened during a cut reach PostgreSQL only at restore(): a
+  // paused socket never sees its client's FIN, so an upstream opened at once
+  // would hold a PostgreSQL backend (waiting for a startup packet) until the
+  // server's authentication_timeout, and a client retrying through a long cut
+  // exhausts the server's connection slots ("too many clients already").
+  let deferredConnects: Array<() => void> = [];
   const server: Server = createServer((client) => {
     const upstream = new Socket();
-    upstream.connect(Number(target.port || 5432), target.hostname);
+    const connectUpstream = () => upstream.connect(Number(target.port || 5432), target.hostname);
+    if (!cut) connectUpstream();
+    else deferredConnects.push(() => (client.destroyed ? upstream.destroy() : connectUpstream()));
     for (const [from, to] of [
       [client, upstream],
       [upstream, client],
@@ -53,6 +62,8 @@ export async function startBlackholeProxy(targetUrl: string): Promise<BlackholeP
     },
     restore: () => {
       cut = false;
+      for (const connect of deferredConnects) connect();
+      deferredConnects = [];
       for (const { from, to } of links) if (!from.destroyed) from.pipe(to);
     },
     close: async () => {
