@@ -102,6 +102,29 @@ export interface GroupResource {
   blocked: boolean;
   /** Why it is blocked, in words, or null. */
   blockedReason: string | null;
+  /**
+   * True when an active pause holds the group back: its own, its head's type
+   * or the whole queue's. Nothing of the group starts until it is resumed;
+   * `blocked` stays about failures.
+   */
+  paused: boolean;
+  /** The pause that holds it (its own first, then its head's type, then the queue's), or null. */
+  pausedBy: GroupPauseResource | null;
+}
+
+/**
+ * The pause holding a group back, as `GET /groups/:lockId` shows it; `DELETE /pauses/{id}` ends it.
+ * @publicApi
+ */
+export interface GroupPauseResource {
+  /** The pause's id, decimal string. */
+  id: string;
+  /** What it covers: `group` (this one), `type` (its head's type) or `queue`. */
+  scope: 'queue' | 'type' | 'group';
+  /** Why, as given, or null. */
+  reason: string | null;
+  /** When a timed pause ends (ISO 8601, UTC), or null: until resumed. */
+  until: string | null;
 }
 
 /**

@@ -15,6 +15,7 @@ import {
   NEXT_CHUNK_SQL,
   RETRY_BLOCKED_CHUNK_SQL,
   RETRY_SKIPPED_CHUNK_SQL,
+  SELECT_BULK_OPERATION_SQL,
 } from './sql/bulk-operations.sql';
 
 /**
@@ -60,7 +61,16 @@ export class BulkOperationsService {
       } catch (error) {
         await this.pool.query(FINISH_BULK_OPERATION_SQL, [id, (error as Error).message]).catch(() => undefined);
         this.logger.warn(`bulk ${operation} ${id} stopped: ${(error as Error).message}`);
-        throw groupDepthLimitOfDatabase(error) ?? error;
+        // The chunks before the refused one stay applied: say how many, never "nothing was enqueued".
+        const applied = await this.get(id).then(
+          (row) => row.applied,
+          () => null,
+        );
+        const outcome =
+          applied === null
+            ? `bulk operation ${id} stopped; earlier chunks may have been applied (GET /bulk-operations)`
+            : `bulk operation ${id} stopped after applying ${applied} of ${n} matched actions (earlier chunks stay applied; the refused chunk wrote nothing)`;
+        throw groupDepthLimitOfDatabase(error, outcome) ?? error;
       }
     }
     return this.get(id);
@@ -73,7 +83,7 @@ export class BulkOperationsService {
   }
 
   private async get(id: string): Promise<BulkOperationResource> {
-    const [row]: BulkOperationRow[] = (await this.pool.query(LIST_BULK_OPERATIONS_SQL, [BigInt(id) + 1n, 1])).rows;
+    const [row]: BulkOperationRow[] = (await this.pool.query(SELECT_BULK_OPERATION_SQL, [id])).rows;
     return toBulkOperationResource(row);
   }
 

@@ -1,5 +1,7 @@
-import { Controller, Delete, Get, HttpCode, Post, UseInterceptors } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { BadRequestException, Controller, Delete, Get, HttpCode, Post, Req, UseInterceptors } from '@nestjs/common';
+import { ApiBadRequestResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Request } from 'express';
+import { ErrorResponseDto } from '../actions/dto/action-responses.dto';
 import { DatabaseUnavailableInterceptor } from '../http/database-unavailable.interceptor';
 import { JsonBodyInterceptor } from '../http/json-body.interceptor';
 import { DrainService } from './drain.service';
@@ -17,7 +19,15 @@ export class DrainController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Start a drain: pause the whole queue (running actions finish); poll GET until `drained`' })
   @ApiOkResponse({ type: DrainResponseDto })
-  start(): Promise<DrainResource> {
+  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'The body has a field: the route takes none' })
+  start(@Req() req: Request): Promise<DrainResource> {
+    // The route takes no body, yet refuses fields as every other route does (a typo must not pass for a setting).
+    const body: unknown = req.body;
+    if (Array.isArray(body) || (body !== undefined && body !== null && typeof body !== 'object')) {
+      throw new BadRequestException(['the body must be empty or {}: POST /queue/drain takes no fields']);
+    }
+    const fields = body ? Object.keys(body) : [];
+    if (fields.length > 0) throw new BadRequestException(fields.map((f) => `property ${f} should not exist`));
     return this.drain.start();
   }
 

@@ -1,5 +1,5 @@
-import { Body, Controller, Delete, Get, Param, Put, UseInterceptors, UsePipes } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Put, UseInterceptors, UsePipes } from '@nestjs/common';
+import { ApiBadRequestResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ErrorResponseDto } from '../actions/dto/action-responses.dto';
 import { DatabaseUnavailableInterceptor } from '../http/database-unavailable.interceptor';
 import { JsonBodyInterceptor } from '../http/json-body.interceptor';
@@ -34,12 +34,14 @@ export class RateLimitsController {
   }
 
   @Delete(':type')
-  @ApiOperation({ summary: "Clear a type's override: the handler's default (if any) is in force again" })
+  // 204 as every other delete: the limit now in force is GET /rate-limits's to say.
+  @HttpCode(HttpStatus.NO_CONTENT)
+  @ApiOperation({ summary: "Clear a type's override: the handler's default (if any) is in force again (see GET /rate-limits)" })
   @ApiParam({ name: 'type', example: 'invoice.send' })
-  @ApiOkResponse({ type: RateLimitResponseDto, description: 'The default now in force; an empty body when none is' })
+  @ApiNoContentResponse({ description: 'Cleared' })
   @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'type is invalid' })
   @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'The type has no override' })
-  clear(@Param('type') type: string): Promise<RateLimitResource | null> {
-    return this.limits.clear(type);
+  async clear(@Param('type') type: string): Promise<void> {
+    await this.limits.clear(type);
   }
 }

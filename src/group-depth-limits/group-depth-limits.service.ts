@@ -1,11 +1,9 @@
 import { BadRequestException, Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { QUEUE_DATA_SOURCE } from '../database/queue-data-source.token';
+import { ACTION_TYPE_PATTERN } from '../vocabulary';
 import { GroupDepthLimitResource, GroupDepthLimitRow, toGroupDepthLimitResource } from './group-depth-limit.resource';
 import { DELETE_GROUP_DEPTH_LIMIT_SQL, LIST_GROUP_DEPTH_LIMITS_SQL, UPSERT_GROUP_DEPTH_LIMIT_SQL } from './sql/group-depth-limits.sql';
-
-/** Longest action type (actions_type_length in 001-tables.up.sql). */
-const MAX_TYPE_LENGTH = 200;
 
 /**
  * Reads and changes the maximum group depths, which live in the database
@@ -43,9 +41,10 @@ export class GroupDepthLimitsService {
     if (rows.length === 0) throw new NotFoundException(`no ${type === null ? 'global' : `type "${type}"`} group depth limit is set`);
   }
 
+  /** The action-type rule of POST /actions, /pauses and /rate-limits: a type no handler can have is refused, not stored. */
   private checkType(type: string | null): void {
-    if (type !== null && (type.length < 1 || type.length > MAX_TYPE_LENGTH || type.includes('\u0000'))) {
-      throw new BadRequestException([`type must be 1..${MAX_TYPE_LENGTH} characters without the NUL character`]);
+    if (type !== null && !ACTION_TYPE_PATTERN.test(type)) {
+      throw new BadRequestException(['type must be 1..200 characters of letters, digits, ".", "_", "-", ":"']);
     }
   }
 }

@@ -9,6 +9,23 @@ const MAX_NAME_LENGTH = 200;
 /** Longest misfire grace: a day (action_schedules_misfire_grace_range). */
 const MAX_MISFIRE_GRACE_MS = 86_400_000;
 
+/**
+ * Why `timeZone` is not an IANA time zone name, or null when it is. Checked by
+ * the platform's own zone database (Intl), which refuses luxon's aliases
+ * `local` and `system` and bare offsets: a schedule never runs in whatever
+ * zone its server happens to have (docs/operator-controls.md).
+ */
+export function timeZoneProblem(timeZone: unknown): string | null {
+  const problem = `timeZone ${JSON.stringify(timeZone)} must be an IANA time zone name such as Europe/Paris or UTC (no implicit server zone)`;
+  if (typeof timeZone !== 'string' || timeZone.length === 0) return problem;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone });
+    return null;
+  } catch {
+    return problem;
+  }
+}
+
 /** A checked schedule, in the parameter order of INSERT_SCHEDULE_SQL (without the first tick). */
 export interface ScheduleParams {
   name: string;
@@ -33,10 +50,24 @@ export function checkSchedule(input: RecurringActionOptions & { type: string }):
   const text = (v: unknown) => typeof v === 'string' && v.length >= 1 && v.length <= MAX_NAME_LENGTH && !v.includes('\u0000');
   if (!text(input.name)) problems.push(`name must be 1..${MAX_NAME_LENGTH} characters without NUL`);
   if (!text(input.type)) problems.push(`type must be 1..${MAX_NAME_LENGTH} characters without NUL`);
-  try {
-    parseCron(input.cron, input.timeZone);
-  } catch (error) {
-    problems.push(`cron "${input.cron}" in timeZone "${input.timeZone}" is invalid: ${(error as Error).message}`);
+  const zoneProblem = timeZoneProblem(input.timeZone);
+  if (zoneProblem) problems.push(zoneProblem);
+  else {
+    let parsed: ReturnType<typeof parseCron> | null = null;
+    try {
+      parsed = parseCron(input.cron, input.timeZone);
+    } catch (error) {
+      problems.push(`cron "${input.cron}" in timeZone "${input.timeZone}" is invalid: ${(error as Error).message}`);
+    }
+    // A valid expression may name no date at all (30 February): the cron package then throws from its next-date search
+    // (about 50 ms of searching 8 years, once per create), which would otherwise become a 500.
+    if (parsed) {
+      try {
+        nextTick(parsed, new Date());
+      } catch {
+        problems.push(`cron "${input.cron}" in timeZone "${input.timeZone}" never fires: no date matches it in the next 8 years`);
+      }
+    }
   }
   if (input.lockId !== undefined && input.lockId !== null) {
     const problem = enqueueLockIdProblem(input.lockId);

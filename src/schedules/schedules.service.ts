@@ -1,6 +1,7 @@
 import { BadRequestException, ConflictException, Inject, Injectable, NotFoundException } from '@nestjs/common';
 import type { Pool } from 'pg';
 import { PG_POOL } from '../database/pg-pool.provider';
+import { ActionHandlersRegistry } from '../handlers/action-handlers.registry';
 import { RecurringActionOptions } from '../handlers/recurring-action-options.interface';
 import { checkSchedule, scheduleValues } from './schedule-input';
 import { ScheduleResource, ScheduleRow, toScheduleResource } from './schedule.resource';
@@ -15,7 +16,10 @@ export const MAX_SCHEDULES_LISTED = 1_000;
  */
 @Injectable()
 export class SchedulesService {
-  constructor(@Inject(PG_POOL) private readonly pool: Pool) {}
+  constructor(
+    @Inject(PG_POOL) private readonly pool: Pool,
+    private readonly registry: ActionHandlersRegistry,
+  ) {}
 
   /** Every schedule by name, each with its next run (at most {@link MAX_SCHEDULES_LISTED}). */
   async list(): Promise<{ items: ScheduleResource[] }> {
@@ -35,11 +39,16 @@ export class SchedulesService {
 
   /**
    * Creates a schedule whose first tick is the first after now (database clock).
-   * @throws BadRequestException (400) naming each invalid field; ConflictException (409) when the name is taken.
+   * @throws BadRequestException (400) naming each invalid field, also a type no handler is registered for
+   *   (as POST /actions: its ticks could never run); ConflictException (409) when the name is taken.
    */
   async create(input: RecurringActionOptions & { type: string }): Promise<ScheduleResource> {
     const checked = checkSchedule(input);
     if ('problems' in checked) throw new BadRequestException(checked.problems);
+    // Schedules declared in code are their handler's own, so only this route can name an unknown type.
+    if (!this.registry.has(input.type)) {
+      throw new BadRequestException([`type "${input.type}" has no registered handler (known: ${this.registry.types().join(', ') || 'none'})`]);
+    }
     const [{ db_now }]: { db_now: Date }[] = (await this.pool.query(DB_NOW_SQL)).rows;
     const [row]: ScheduleRow[] = (await this.pool.query(INSERT_SCHEDULE_SQL, scheduleValues(checked.params, 'api', db_now))).rows;
     if (!row) throw new ConflictException(`name: a schedule named "${input.name}" exists; delete it first`);

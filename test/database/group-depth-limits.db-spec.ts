@@ -23,7 +23,7 @@ describe('maximum group depth', () => {
     for (let i = 0; i < 3; i++) await request(t.url).post('/actions').send({ type: 'instance.create', lockId: '9001' }).expect(201);
     const refused = await request(t.url).post('/actions').send({ type: 'instance.create', lockId: '9001' });
     expect(refused.status).toBe(429);
-    expect(refused.body.message).toMatch(/group 9001 already holds 3 unfinished actions, the max group depth \(global limit: 3\)/);
+    expect(refused.body.message).toMatch(/group 9001 would hold 4 unfinished actions, over the max group depth \(global limit: 3\)/);
     await request(t.url).post('/actions').send({ type: 'instance.create', lockId: '9002' }).expect(201);
     // Ungrouped actions have no depth.
     for (let i = 0; i < 4; i++) await request(t.url).post('/actions').send({ type: 'instance.create' }).expect(201);
@@ -45,7 +45,7 @@ describe('maximum group depth', () => {
     };
     const refused = await request(t.url).post('/actions/batch').send(batch);
     expect(refused.status).toBe(429);
-    expect(refused.body.message).toMatch(/group 9102 already holds 2 unfinished actions/);
+    expect(refused.body.message).toMatch(/group 9102 would hold 3 unfinished actions/);
     expect((await t.pg.query<{ n: number }>(`SELECT count(*)::int AS n FROM actions`)).rows[0].n).toBe(before);
     await request(t.url)
       .post('/actions/batch')
@@ -78,12 +78,12 @@ describe('maximum group depth', () => {
     await expect(t.pg.query(`INSERT INTO actions (lock_id, type) VALUES (9301, 'instance.create')`)).rejects.toMatchObject({
       code: '53400',
       constraint: 'action_group_depth_limit',
-      message: expect.stringMatching(/group 9301 already holds 2 unfinished actions, the max group depth \(global limit: 2\)/),
+      message: expect.stringMatching(/group 9301 would hold 3 unfinished actions, over the max group depth \(global limit: 2\)/),
     });
     await t.pg.query(`INSERT INTO actions (group_key, type) VALUES ('tenant:7', 'instance.create'), ('tenant:7', 'instance.create')`);
     await expect(t.pg.query(`INSERT INTO actions (group_key, type) VALUES ('tenant:7', 'instance.create')`)).rejects.toMatchObject({
       code: '53400',
-      message: expect.stringContaining(`group 'tenant:7' already holds 2`),
+      message: expect.stringContaining(`group 'tenant:7' would hold 3`),
     });
     // A repeated idempotency key is not an enqueue: the existing action stands, no refusal.
     await t.pg.query(`DELETE FROM actions WHERE lock_id = 9301 AND id = (SELECT max(id) FROM actions WHERE lock_id = 9301)`);
@@ -116,5 +116,31 @@ describe('maximum group depth', () => {
     expect(bad.status).toBe(400);
     expect(JSON.stringify(bad.body.message)).toContain('maxDepth');
     await request(t.url).put('/group-depth-limits/global').send({ maxDepth: '5' }).expect(400);
+    // One message per field, whatever is wrong with it.
+    for (const body of [{}, { maxDepth: 'x' }, { maxDepth: 0 }, { maxDepth: 1.5 }, { maxDepth: '5' }]) {
+      const res = await request(t.url).put('/group-depth-limits/global').send(body).expect(400);
+      expect(res.body.message).toHaveLength(1);
+      expect(res.body.message[0]).toMatch(/^maxDepth (is required: an|must be an) integer from 1 to 1000000000$/);
+    }
+  });
+
+  it('says what a refused batch would have made the group hold, not what it already held', async () => {
+    // An empty group, limit 3, a batch of 4: the group held nothing before, it would have held 4.
+    await request(t.url).put('/group-depth-limits/global').send({ maxDepth: 3 }).expect(200);
+    const batch = { actions: Array.from({ length: 4 }, () => ({ type: 'instance.create', lockId: '9501' })) };
+    const refused = await request(t.url).post('/actions/batch').send(batch).expect(429);
+    expect(refused.body.message).toBe(
+      'actions: group 9501 would hold 4 unfinished actions, over the max group depth (global limit: 3); nothing was enqueued',
+    );
+    expect((await t.pg.query(`SELECT 1 FROM actions WHERE lock_id = 9501`)).rowCount).toBe(0);
+  });
+
+  it('refuses type names no action can have, as /pauses and /rate-limits do, storing nothing', async () => {
+    for (const type of [' ', "x';drop", '\u{1F600}', 'a'.repeat(201)]) {
+      const res = await request(t.url).put(`/group-depth-limits/types/${encodeURIComponent(type)}`).send({ maxDepth: 5 }).expect(400);
+      expect(res.body.message).toEqual(['type must be 1..200 characters of letters, digits, ".", "_", "-", ":"']);
+    }
+    expect((await t.pg.query(`SELECT 1 FROM action_group_depth_limits`)).rowCount).toBe(0);
+    await request(t.url).put('/group-depth-limits/types/report.build:v2').send({ maxDepth: 5 }).expect(200);
   });
 });

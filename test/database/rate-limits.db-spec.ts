@@ -57,10 +57,13 @@ describe('rate limits per action type', () => {
     expect(other.body).toMatchObject({ perSecond: 0.5, burst: 1, source: 'override', handlerDefault: null });
     expect((await request(t.url).get('/rate-limits').expect(200)).body.items.map((l: { type: string }) => l.type)).toEqual(['instance.create', 'test.limited']);
 
-    const cleared = await request(t.url).delete('/rate-limits/test.limited').expect(200);
-    expect(cleared.body).toMatchObject({ perSecond: 5, burst: 2, source: 'handler' });
+    // 204 with no body, as every other delete; the default now in force is GET's to show.
+    const cleared = await request(t.url).delete('/rate-limits/test.limited').expect(204);
+    expect(cleared.text).toBe('');
+    const afterClear = (await request(t.url).get('/rate-limits').expect(200)).body.items;
+    expect(afterClear.find((l: { type: string }) => l.type === 'test.limited')).toMatchObject({ perSecond: 5, burst: 2, source: 'handler' });
     await request(t.url).delete('/rate-limits/test.limited').expect(404);
-    await request(t.url).delete('/rate-limits/instance.create').expect(200);
+    await request(t.url).delete('/rate-limits/instance.create').expect(204);
     expect((await request(t.url).get('/rate-limits').expect(200)).body.items.map((l: { type: string }) => l.type)).toEqual(['test.limited']);
 
     const bad = async (path: string, body: object, field: string) => {
@@ -73,6 +76,12 @@ describe('rate limits per action type', () => {
     await bad('/rate-limits/x', { perSecond: 1, burst: 1.5 }, 'burst');
     await bad('/rate-limits/x', {}, 'perSecond');
     await bad(`/rate-limits/${encodeURIComponent('bad type')}`, { perSecond: 1 }, 'type');
+    // One message per field, whatever is wrong with it.
+    for (const body of [{}, { perSecond: 'fast' }, { perSecond: '5' }, { perSecond: 0 }, { perSecond: 1e9 }]) {
+      const res = await request(t.url).put('/rate-limits/x').send(body).expect(400);
+      expect(res.body.message).toHaveLength(1);
+      expect(res.body.message[0]).toMatch(/^perSecond (is required: a|must be a) number from 0\.\d+ to \d+$/);
+    }
     await expect(t.pg.query(`SELECT aq_set_rate_limit('x', 0)`)).rejects.toMatchObject({ code: '22023' });
   });
 });

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ACTION_STATUSES, ActionStatus, ATTEMPT_OUTCOMES, AttemptOutcome, FAILURE_POLICIES, FailurePolicy } from '../../vocabulary';
-import type { ActionCommandResource, ActionResource, AttemptResource, GroupResource, StatsResource } from '../action.resource';
+import type { ActionCommandResource, ActionResource, AttemptResource, GroupPauseResource, GroupResource, StatsResource } from '../action.resource';
 import type { Describes } from './describes';
 
 /*
@@ -173,6 +173,30 @@ export class GroupResponseDto implements Describes<GroupResource, GroupResponseD
 
   @ApiProperty({ example: null, nullable: true, type: String })
   blockedReason: string | null;
+
+  @ApiProperty({
+    example: false,
+    description: "True when an active pause holds the group back (its own, its head's type or the queue's): nothing of it starts until resumed",
+  })
+  paused: boolean;
+
+  @ApiProperty({ type: () => GroupPauseDto, nullable: true, description: 'The pause that holds it (its own first, then the type, then the queue), or null' })
+  pausedBy: GroupPauseDto | null;
+}
+
+/** `pausedBy` of `GET /groups/:lockId`: the pause holding the group back. */
+export class GroupPauseDto implements Describes<GroupPauseResource, GroupPauseDto> {
+  @ApiProperty({ example: '3', description: 'End it with DELETE /pauses/{id}' })
+  id: string;
+
+  @ApiProperty({ enum: ['queue', 'type', 'group'], example: 'group' })
+  scope: 'queue' | 'type' | 'group';
+
+  @ApiProperty({ example: 'payments API down', nullable: true, type: String })
+  reason: string | null;
+
+  @ApiProperty({ example: null, nullable: true, type: String, format: 'date-time', description: 'When a timed pause ends; null: until resumed' })
+  until: string | null;
 }
 
 /** `pendingBreakdown` of `GET /stats`. */

@@ -2,11 +2,11 @@ import { BadRequestException, Inject, Injectable, NotFoundException } from '@nes
 import { DataSource } from 'typeorm';
 import { QUEUE_DATA_SOURCE } from '../../database/queue-data-source.token';
 import { ActionHandlersRegistry } from '../../handlers/action-handlers.registry';
-import { GroupResource, toActionResource } from '../action.resource';
+import { GroupPauseResource, GroupResource, toActionResource } from '../action.resource';
 import { lockIdProblem } from '../dto/lock-id.validator';
 import { internedLockId } from '../group-key.lookup';
 import { BoundedActionReader } from '../reads/bounded-action.reader';
-import { SELECT_GROUP_SQL, SELECT_LOCK_ID_GROUP_KEY_SQL } from '../sql/manage-actions.sql';
+import { SELECT_GROUP_PAUSE_SQL, SELECT_GROUP_SQL, SELECT_LOCK_ID_GROUP_KEY_SQL } from '../sql/manage-actions.sql';
 
 /**
  * One group's state, named by its lock id or its string key: its head,
@@ -46,8 +46,11 @@ export class GroupStateService {
   /** The state of group `canonical` (a canonical lock id), named `groupKey` when it is string-keyed. */
   private async groupState(canonical: string, groupKey: string | null): Promise<GroupResource> {
     const [g]: { head_id: string | null; pending_count: number }[] = await this.dataSource.query(SELECT_GROUP_SQL, [canonical]);
-    const empty: GroupResource = { lockId: canonical, groupKey, head: null, running: false, pendingCount: 0, blocked: false, blockedReason: null };
-    if (!g) return empty;
+    if (!g) {
+      // A group can be paused before its first action (by key), so an empty one is checked too.
+      const pausedBy = await this.pauseOf(canonical, null);
+      return { lockId: canonical, groupKey, head: null, running: false, pendingCount: 0, blocked: false, blockedReason: null, paused: pausedBy !== null, pausedBy };
+    }
     const headRow = g.head_id ? await this.bounded.read(g.head_id) : null;
     const head = headRow ? toActionResource(headRow) : null;
     let blockedReason: string | null = null;
@@ -56,6 +59,7 @@ export class GroupStateService {
     } else if (head?.status === 'pending' && !this.registry.has(head.type)) {
       blockedReason = `head action ${head.id} has type "${head.type}", which no handler of this instance runs`;
     }
+    const pausedBy = await this.pauseOf(canonical, head?.type ?? null);
     return {
       lockId: canonical,
       groupKey,
@@ -64,6 +68,17 @@ export class GroupStateService {
       pendingCount: g.pending_count,
       blocked: blockedReason !== null,
       blockedReason,
+      paused: pausedBy !== null,
+      pausedBy,
     };
+  }
+
+  /** The active pause holding group `lockId` back (its own, `headType`'s, the queue's), or null. */
+  private async pauseOf(lockId: string, headType: string | null): Promise<GroupPauseResource | null> {
+    const [p]: { id: string; scope: GroupPauseResource['scope']; reason: string | null; until: Date | null }[] = await this.dataSource.query(
+      SELECT_GROUP_PAUSE_SQL,
+      [lockId, headType],
+    );
+    return p ? { id: p.id, scope: p.scope, reason: p.reason, until: p.until ? p.until.toISOString() : null } : null;
   }
 }

@@ -60,6 +60,19 @@ export const SELECT_GROUP_KEY_LOCK_ID_SQL = `SELECT lock_id::text AS lock_id FRO
 /** The string group key interned under a lock id (none: an integer group). `$1::bigint` lock id. */
 export const SELECT_LOCK_ID_GROUP_KEY_SQL = `SELECT group_key FROM action_group_keys WHERE lock_id = $1::bigint`;
 
+/**
+ * The active pause holding a group back: its own, its head's type, or the
+ * queue's, in that order (action_pauses, 030: a handful of rows).
+ * `$1::bigint` lock id, `$2::text` the head's type (null: no head).
+ */
+export const SELECT_GROUP_PAUSE_SQL = `
+SELECT p.id::text AS id, p.scope, p.reason, p.until
+FROM action_pauses AS p
+WHERE (p.until IS NULL OR p.until > now())
+  AND ((p.scope = 'group' AND p.lock_id = $1::bigint) OR (p.scope = 'type' AND p.type = $2::text) OR p.scope = 'queue')
+ORDER BY CASE p.scope WHEN 'group' THEN 0 WHEN 'type' THEN 1 ELSE 2 END, p.id
+LIMIT 1`;
+
 /** A group's state. `$1::bigint` lock id. */
 export const SELECT_GROUP_SQL = `
 SELECT g.head_id::text AS head_id,

@@ -1,17 +1,17 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsBoolean, IsIn, IsISO8601, IsOptional, IsString, MaxLength, MinLength, ValidateNested } from 'class-validator';
+import { IsBoolean, IsIn, IsOptional, ValidateNested } from 'class-validator';
 import { IsGroupKey } from '../../actions/dto/group-key.validator';
 import { IsLockId } from '../../actions/dto/lock-id.validator';
+import { IsRunAt } from '../../actions/dto/run-at.validator';
+import { IsRequiredObject, IsTextOfLength } from '../../http/single-rule.validator';
 import { ACTION_STATUSES } from '../../vocabulary';
 
 /** Which actions a bulk operation takes; every field narrows, at least one is required. */
 export class BulkFilterDto {
   @ApiPropertyOptional({ example: 'invoice.send' })
   @IsOptional()
-  @IsString()
-  @MinLength(1)
-  @MaxLength(200)
+  @IsTextOfLength(1, 200)
   type?: string;
 
   @ApiPropertyOptional({ example: '26', type: String })
@@ -31,19 +31,18 @@ export class BulkFilterDto {
 
   @ApiPropertyOptional({ example: 'ECONNREFUSED', description: 'A substring of lastError (case-sensitive)' })
   @IsOptional()
-  @IsString()
-  @MinLength(1)
-  @MaxLength(1000)
+  @IsTextOfLength(1, 1000)
   errorContains?: string;
 
-  @ApiPropertyOptional({ format: 'date-time', description: 'Created at or after' })
+  // The rule of runAt: Z or an offset, else the instant would depend on the server's zone.
+  @ApiPropertyOptional({ format: 'date-time', description: 'Created at or after; ISO 8601 with Z or a UTC offset, as runAt' })
   @IsOptional()
-  @IsISO8601({ strict: true })
+  @IsRunAt()
   createdAfter?: string;
 
-  @ApiPropertyOptional({ format: 'date-time', description: 'Created before' })
+  @ApiPropertyOptional({ format: 'date-time', description: 'Created before; ISO 8601 with Z or a UTC offset, as runAt' })
   @IsOptional()
-  @IsISO8601({ strict: true })
+  @IsRunAt()
   createdBefore?: string;
 }
 
@@ -54,6 +53,8 @@ export class CreateBulkOperationDto {
   operation: 'retry' | 'cancel';
 
   @ApiProperty({ type: BulkFilterDto })
+  // Required: without it the operation would have nothing to narrow (and the service nothing to read).
+  @IsRequiredObject('an object naming at least one of type, lockId, groupKey, status, errorContains, createdAfter, createdBefore')
   @ValidateNested()
   @Type(() => BulkFilterDto)
   filter: BulkFilterDto;

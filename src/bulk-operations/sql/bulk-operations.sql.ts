@@ -87,9 +87,21 @@ export const ADD_APPLIED_SQL = `UPDATE action_bulk_operations SET applied = appl
 export const FINISH_BULK_OPERATION_SQL = `
 UPDATE action_bulk_operations SET finished_at = clock_timestamp(), error = $2::text WHERE id = $1::bigint`;
 
-/** Audit rows, newest first. `$1::bigint` before this id (null: from the newest), `$2::int` limit. */
+/**
+ * Audit rows, newest first. `$1::bigint` before this id (null: from the newest), `$2::int` limit.
+ * Ordered and compared on the table's bigint column `b.id`: a bare `id` in ORDER BY
+ * would name the text output column and sort "9" after "10".
+ */
 export const LIST_BULK_OPERATIONS_SQL = `
-SELECT id::text, operation, dry_run, filter, actor, matched::text, applied::text, started_at, finished_at, error
-FROM action_bulk_operations
-WHERE $1::bigint IS NULL OR id < $1::bigint
-ORDER BY id DESC LIMIT $2::int`;
+SELECT b.id::text AS id, b.operation, b.dry_run, b.filter, b.actor, b.matched::text AS matched, b.applied::text AS applied,
+       b.started_at, b.finished_at, b.error
+FROM action_bulk_operations AS b
+WHERE $1::bigint IS NULL OR b.id < $1::bigint
+ORDER BY b.id DESC LIMIT $2::int`;
+
+/** One audit row by id: `$1::bigint`. */
+export const SELECT_BULK_OPERATION_SQL = `
+SELECT b.id::text AS id, b.operation, b.dry_run, b.filter, b.actor, b.matched::text AS matched, b.applied::text AS applied,
+       b.started_at, b.finished_at, b.error
+FROM action_bulk_operations AS b
+WHERE b.id = $1::bigint`;

@@ -68,8 +68,8 @@ BEGIN
     LIMIT v_limit
   ) AS held;
   IF v_depth >= v_limit THEN
-    RAISE EXCEPTION 'actions: group % already holds % unfinished actions, the max group depth (% limit: %)',
-      coalesce(quote_literal(NEW.group_key), NEW.lock_id::text), v_depth,
+    RAISE EXCEPTION 'actions: group % would hold % unfinished actions, over the max group depth (% limit: %)',
+      coalesce(quote_literal(NEW.group_key), NEW.lock_id::text), v_depth + 1,
       CASE WHEN v_type IS NULL THEN 'global' ELSE format('type %L', v_type) END, v_limit
       USING ERRCODE = '53400',
             CONSTRAINT = 'action_group_depth_limit',

@@ -1,8 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform, Type } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { Transform } from 'class-transformer';
+import { IsIn, IsOptional } from 'class-validator';
 import { IsGroupKey, MAX_GROUP_KEY_BYTES } from '../../actions/dto/group-key.validator';
 import { IsLockId, toLockIdString } from '../../actions/dto/lock-id.validator';
+import { IsIntegerIn, IsTextMatching, IsTextOfLength } from '../../http/single-rule.validator';
 import { ACTION_TYPE_PATTERN } from '../../vocabulary';
 import { PAUSE_SCOPES, PauseScope } from '../pause-scope';
 
@@ -30,18 +31,20 @@ export class CreatePauseDto {
 
   @ApiPropertyOptional({ example: 'invoice.send', pattern: ACTION_TYPE_PATTERN.source, description: 'The action type (scope type only)' })
   @IsOptional()
-  @IsString()
-  @Matches(ACTION_TYPE_PATTERN, { message: 'type must be 1..200 characters of letters, digits, ".", "_", "-", ":"' })
+  @IsTextMatching(ACTION_TYPE_PATTERN, '1..200 characters of letters, digits, ".", "_", "-", ":"')
   type?: string;
 
   @ApiPropertyOptional({
     oneOf: [{ type: 'string', pattern: '^-?\\d{1,19}$' }, { type: 'integer' }],
     example: '26',
-    description: "The group's lock id: decimal string (signed 64-bit) or safe integer (scope group; or give groupKey)",
+    description:
+      "The group's lock id: decimal string (signed 64-bit) or safe integer (scope group; or give groupKey). " +
+      'The lock ids reserved for string group keys (up to -9223090561878065153) are refused: pause by groupKey.',
   })
   @IsOptional()
   @Transform(toLockIdString)
-  @IsLockId()
+  // As POST /actions: a lock id of the range reserved for string keys names no group a client can enqueue into.
+  @IsLockId(undefined, true)
   lockId?: string;
 
   @ApiPropertyOptional({
@@ -56,9 +59,7 @@ export class CreatePauseDto {
 
   @ApiPropertyOptional({ example: 'payments API down', maxLength: MAX_PAUSE_REASON_LENGTH, description: 'Why, shown in GET /pauses' })
   @IsOptional()
-  @IsString()
-  @MaxLength(MAX_PAUSE_REASON_LENGTH)
-  @Matches(/^[^\u0000]*$/, { message: 'reason must not contain the NUL character' })
+  @IsTextOfLength(0, MAX_PAUSE_REASON_LENGTH)
   reason?: string;
 
   @ApiPropertyOptional({
@@ -69,9 +70,7 @@ export class CreatePauseDto {
     description: 'Pause for this many ms, then resume by itself; absent: until resumed',
   })
   @IsOptional()
-  @Type(() => Number)
-  @IsInt({ message: 'forMs must be an integer' })
-  @Min(1)
-  @Max(MAX_PAUSE_FOR_MS)
+  // A JSON number, as every other route's numbers: "5000" is refused, not converted.
+  @IsIntegerIn(1, MAX_PAUSE_FOR_MS)
   forMs?: number;
 }

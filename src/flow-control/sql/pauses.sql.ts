@@ -11,12 +11,15 @@ const PAUSE_COLUMNS = `p.id::text AS id, p.scope, p.type, p.lock_id::text AS loc
  * Pauses one target: `$1::text` scope, `$2::text` type, `$3::bigint` lock id,
  * or `$6::text` string group key (interned if new, so a group can be paused
  * before its first action), `$4::text` reason, `$5::bigint` ms or null (until resumed).
+ * The join cannot see a key this very statement interned (one snapshot), so
+ * the key given answers for itself: a first pause by key shows it too.
  */
 export const PAUSE_SQL = `
 WITH p AS (SELECT * FROM aq_pause($1::text, $2::text,
                                   CASE WHEN $6::text IS NULL THEN $3::bigint ELSE aq_intern_group_key($6::text) END,
                                   $4::text, $5::bigint))
-SELECT ${PAUSE_COLUMNS} FROM p LEFT JOIN action_group_keys AS k ON k.lock_id = p.lock_id`;
+SELECT ${PAUSE_COLUMNS.replace('k.group_key', 'coalesce(k.group_key, $6::text) AS group_key')}
+FROM p LEFT JOIN action_group_keys AS k ON k.lock_id = p.lock_id`;
 
 /**
  * Active pauses (timed ones not expired) in id order, after id `$1::bigint`,

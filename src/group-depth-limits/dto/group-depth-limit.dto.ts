@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsInt, Max, Min } from 'class-validator';
+import { IsIntegerIn } from '../../http/single-rule.validator';
 
 /** Largest depth limit accepted: far above any sensible backlog, and within PostgreSQL's integer. */
 export const MAX_GROUP_DEPTH_LIMIT = 1_000_000_000;
@@ -8,9 +8,7 @@ export const MAX_GROUP_DEPTH_LIMIT = 1_000_000_000;
 export class SetGroupDepthLimitDto {
   /** Unfinished actions a group may hold before an enqueue into it is refused (429). */
   @ApiProperty({ minimum: 1, maximum: MAX_GROUP_DEPTH_LIMIT, example: 1000, description: 'Unfinished actions a group may hold; the next enqueue gets 429' })
-  @IsInt()
-  @Min(1)
-  @Max(MAX_GROUP_DEPTH_LIMIT)
+  @IsIntegerIn(1, MAX_GROUP_DEPTH_LIMIT)
   maxDepth: number;
 }
 

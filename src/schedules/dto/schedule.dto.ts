@@ -1,35 +1,34 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsIn, IsInt, IsObject, IsOptional, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { IsIn, IsObject, IsOptional } from 'class-validator';
 import { IsGroupKey } from '../../actions/dto/group-key.validator';
-import { IsLockId } from '../../actions/dto/lock-id.validator';
+import { IsLockId, toLockIdString } from '../../actions/dto/lock-id.validator';
 import { OpaqueJson } from '../../http/opaque-json';
+import { IsIntegerIn, IsTextMatching, IsTextOfLength, SingleRule } from '../../http/single-rule.validator';
+import { ACTION_TYPE_PATTERN } from '../../vocabulary';
 import { MAX_CATCH_UP_LIMIT } from '../schedule-plan';
+import { timeZoneProblem } from '../schedule-input';
 
 /** Body of `POST /schedules`. */
 export class CreateScheduleDto {
   @ApiProperty({ example: 'nightly-report', minLength: 1, maxLength: 200 })
-  @IsString()
-  @MinLength(1)
-  @MaxLength(200)
+  @IsTextOfLength(1, 200)
   name: string;
 
-  @ApiProperty({ example: '0 30 2 * * *', description: 'Cron: 5 fields, or 6 with seconds first' })
-  @IsString()
-  @MinLength(1)
-  @MaxLength(200)
+  @ApiProperty({ example: '0 30 2 * * *', description: 'Cron: 5 fields, or 6 with seconds first; it must have a next run (not "0 0 30 2 *")' })
+  @IsTextOfLength(1, 200)
   cron: string;
 
-  @ApiProperty({ example: 'Europe/Paris', description: 'IANA time zone the expression is read in (required)' })
-  @IsString()
-  @MinLength(1)
-  @MaxLength(100)
+  @ApiProperty({
+    example: 'Europe/Paris',
+    maxLength: 100,
+    description: 'IANA time zone the expression is read in (required): no implicit server zone, so "local" and bare offsets are refused',
+  })
+  @SingleRule('isIanaTimeZone', (v) => typeof v === 'string' && v.length <= 100 && timeZoneProblem(v) === null, 'an IANA time zone name such as Europe/Paris or UTC')
   timeZone: string;
 
-  @ApiProperty({ example: 'report.build', description: 'Action type of each enqueued action' })
-  @IsString()
-  @MinLength(1)
-  @MaxLength(200)
+  @ApiProperty({ example: 'report.build', pattern: ACTION_TYPE_PATTERN.source, description: 'Action type of each enqueued action; a handler must be registered for it' })
+  @IsTextMatching(ACTION_TYPE_PATTERN, '1..200 characters of letters, digits, ".", "_", "-", ":"')
   type: string;
 
   @ApiPropertyOptional({ example: { scope: 'all' }, type: 'object', additionalProperties: true })
@@ -42,6 +41,7 @@ export class CreateScheduleDto {
 
   @ApiPropertyOptional({ example: '26', type: String, description: 'Enqueue into this integer group' })
   @IsOptional()
+  @Transform(toLockIdString)
   @IsLockId(undefined, true)
   lockId?: string;
 
@@ -52,9 +52,7 @@ export class CreateScheduleDto {
 
   @ApiPropertyOptional({ minimum: 1, maximum: 100, example: 5 })
   @IsOptional()
-  @IsInt()
-  @Min(1)
-  @Max(100)
+  @IsIntegerIn(1, 100)
   maxAttempts?: number;
 
   @ApiPropertyOptional({
@@ -67,16 +65,12 @@ export class CreateScheduleDto {
 
   @ApiPropertyOptional({ minimum: 0, maximum: MAX_CATCH_UP_LIMIT, example: 1 })
   @IsOptional()
-  @IsInt()
-  @Min(0)
-  @Max(MAX_CATCH_UP_LIMIT)
+  @IsIntegerIn(0, MAX_CATCH_UP_LIMIT)
   catchUpLimit?: number;
 
   @ApiPropertyOptional({ minimum: 0, maximum: 86_400_000, example: 10_000, description: 'A tick at most this late (ms) is always enqueued' })
   @IsOptional()
-  @IsInt()
-  @Min(0)
-  @Max(86_400_000)
+  @IsIntegerIn(0, 86_400_000)
   misfireGraceMs?: number;
 }
 
