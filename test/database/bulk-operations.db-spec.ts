@@ -80,4 +80,85 @@ describe('bulk operations', () => {
       .send({ operation: 'delete', filter: { type: 'x' } })
       .expect(400);
   });
+
+  it('answers each POST with its own audit row and lists 12 operations by number, newest first, paging with before', async () => {
+    // Ids past 9 are where text order ("9" > "12") and number order part.
+    const made: { id: string; operation: string; dryRun: boolean }[] = [];
+    for (let i = 0; i < 12; i++) {
+      const operation = i % 2 === 0 ? 'cancel' : 'retry';
+      const dryRun = i % 3 !== 0;
+      const res = await request(t.url)
+        .post('/bulk-operations')
+        .send({ operation, filter: { errorContains: `order-check-${i}` }, dryRun })
+        .expect(201);
+      expect(res.body).toMatchObject({ operation, dryRun, filter: { errorContains: `order-check-${i}` }, matched: 0 });
+      if (made.length > 0) expect(BigInt(res.body.id)).toBeGreaterThan(BigInt(made[made.length - 1].id));
+      made.push({ id: res.body.id, operation, dryRun });
+    }
+    const newestFirst = made.map((m) => m.id).reverse();
+    const list = (await request(t.url).get('/bulk-operations').expect(200)).body.items.map((o: { id: string }) => o.id);
+    expect(list.slice(0, 12)).toEqual(newestFirst);
+    const asNumbers = list.map((id: string) => BigInt(id));
+    expect(asNumbers).toEqual([...asNumbers].sort((a, b) => (a < b ? 1 : a > b ? -1 : 0)));
+    const page = (await request(t.url).get(`/bulk-operations?before=${made[6].id}`).expect(200)).body.items.map((o: { id: string }) => o.id);
+    expect(page.slice(0, 6)).toEqual(newestFirst.slice(6));
+    expect(page.every((id: string) => BigInt(id) < BigInt(made[6].id))).toBe(true);
+  });
+
+  it('refuses a missing or malformed filter with one message naming it, writing no audit row', async () => {
+    const audits = async () => (await t.pg.query<{ n: number }>(`SELECT count(*)::int AS n FROM action_bulk_operations`)).rows[0].n;
+    const before = await audits();
+    const expected =
+      'an object naming at least one of type, lockId, groupKey, status, errorContains, createdAfter, createdBefore';
+    const missing = await request(t.url).post('/bulk-operations').send({ operation: 'retry' }).expect(400);
+    expect(missing.body.message).toEqual([`filter is required: ${expected}`]);
+    for (const filter of [null, 'failed', [{ type: 'x' }], 5]) {
+      const res = await request(t.url).post('/bulk-operations').send({ operation: 'cancel', filter }).expect(400);
+      expect(res.body.message[0]).toMatch(/^filter (is required|must be an object)/);
+    }
+    // The date rule of runAt: without an offset the instant would depend on the server's zone.
+    const local = await request(t.url)
+      .post('/bulk-operations')
+      .send({ operation: 'cancel', filter: { createdAfter: '2026-12-01T00:00:00' } })
+      .expect(400);
+    expect(local.body.message).toEqual([expect.stringMatching(/^filter\.createdAfter must be a date and time with Z or a UTC offset/)]);
+    await request(t.url)
+      .post('/bulk-operations')
+      .send({ operation: 'cancel', filter: { createdBefore: '2026-12-01' } })
+      .expect(400);
+    await request(t.url)
+      .post('/bulk-operations')
+      .send({ operation: 'cancel', filter: { createdAfter: '2026-12-01T00:00:00+01:00' }, dryRun: true })
+      .expect(201);
+    expect(await audits()).toBe(before + 1);
+  });
+
+  it('says how much a retry stopped by a group depth limit applied: the earlier chunks stay', async () => {
+    // Chunk 1 (500 ids): copies into 500 groups of their own. Chunk 2: a copy into a group already at its type's limit.
+    await t.pg.query(
+      `INSERT INTO actions (lock_id, type, payload, on_failure, run_at)
+       SELECT 71000 + n, 'instance.create', '{"durationMs": 0}', 'skip', now() + interval '1 hour' FROM generate_series(0, 499) AS n`,
+    );
+    await t.pg.query(`INSERT INTO actions (lock_id, type, on_failure, run_at) VALUES (71999, 'instance.update', 'skip', now() + interval '1 hour')`);
+    await t.pg.query(
+      `UPDATE actions SET status = 'failed', finished_at = now(), last_error = 'depth-stop 503' WHERE lock_id BETWEEN 71000 AND 71999 AND status = 'pending'`,
+    );
+    await t.pg.query(`INSERT INTO actions (lock_id, type, run_at) VALUES (71999, 'instance.update', now() + interval '1 hour')`);
+    await request(t.url).put('/group-depth-limits/types/instance.update').send({ maxDepth: 1 }).expect(200);
+    try {
+      const res = await request(t.url)
+        .post('/bulk-operations')
+        .send({ operation: 'retry', filter: { errorContains: 'depth-stop 503' } })
+        .expect(429);
+      expect(res.body.message).toMatch(/^actions: group 71999 would hold 2 unfinished actions, over the max group depth \(type 'instance.update' limit: 1\); /);
+      expect(res.body.message).toMatch(/bulk operation \d+ stopped after applying 500 of 501 matched actions/);
+      expect(res.body.message).not.toContain('nothing was enqueued');
+      const [audit] = (await request(t.url).get('/bulk-operations').expect(200)).body.items;
+      expect(audit).toMatchObject({ operation: 'retry', matched: 501, applied: 500, error: expect.stringContaining('would hold 2') });
+      const { rows } = await t.pg.query<{ n: number }>(`SELECT count(*)::int AS n FROM actions WHERE retry_of IS NOT NULL AND lock_id BETWEEN 71000 AND 71999`);
+      expect(rows[0].n).toBe(500);
+    } finally {
+      await t.pg.query(`DELETE FROM action_group_depth_limits`);
+    }
+  });
 });

@@ -138,6 +138,77 @@ describe('flow control: pause, resume, drain, back-off', () => {
     await expect(t.pg.query(`SELECT aq_pause_type('x', NULL, 0)`)).rejects.toMatchObject({ code: '22023' });
   });
 
+  it('refuses a lock id reserved for string group keys, over REST (400 lockId) and SQL (23514), as the insert does', async () => {
+    const reserved = '-9223372036854775806';
+    const res = await request(t.url).post('/pauses').send({ scope: 'group', lockId: reserved }).expect(400);
+    expect(res.body.message).toEqual([
+      'lockId is reserved for string group keys (lock ids up to -9223090561878065153); use groupKey, or another lockId',
+    ]);
+    await request(t.url).post('/pauses').send({ scope: 'group', lockId: -9223090561878065153n.toString() }).expect(400);
+    await expect(t.pg.query(`SELECT aq_pause_group($1)`, [reserved])).rejects.toMatchObject({
+      code: '23514',
+      message: expect.stringContaining(`lock_id ${reserved} is reserved for string group keys`),
+    });
+    await expect(t.pg.query(`SELECT aq_pause('group', NULL, $1)`, [reserved])).rejects.toMatchObject({ code: '23514' });
+    expect((await t.pg.query(`SELECT count(*)::int AS n FROM action_pauses`)).rows[0].n).toBe(0);
+    // The edge of the range is an ordinary lock id; a key's own lock id is paused through its key, by SQL too.
+    const edge = (-9223090561878065153n + 1n).toString();
+    const ok = await request(t.url).post('/pauses').send({ scope: 'group', lockId: edge }).expect(201);
+    await request(t.url).delete(`/pauses/${ok.body.id}`).expect(204);
+    const { rows } = await t.pg.query<{ lock_id: string }>(`SELECT lock_id::text FROM aq_pause_group_key('tenant:reserved-ok')`);
+    expect(BigInt(rows[0].lock_id) <= -9223090561878065153n).toBe(true);
+    expect((await t.pg.query(`SELECT aq_resume_group_key('tenant:reserved-ok') AS r`)).rows[0].r).toBe(true);
+  });
+
+  it('answers a first pause by key with its key, and shows a paused group as paused in GET /groups', async () => {
+    const first = await request(t.url).post('/pauses').send({ scope: 'group', groupKey: 'tenant:first-pause', reason: 'audit' }).expect(201);
+    expect(first.body).toMatchObject({ scope: 'group', groupKey: 'tenant:first-pause', reason: 'audit' });
+    const again = await request(t.url).post('/pauses').send({ scope: 'group', groupKey: 'tenant:first-pause' }).expect(201);
+    expect(again.body).toMatchObject({ id: first.body.id, groupKey: 'tenant:first-pause', lockId: first.body.lockId });
+
+    // Paused before its first action: the empty group says so.
+    const empty = await request(t.url).get(`/groups/${first.body.lockId}`).expect(200);
+    expect(empty.body).toMatchObject({ blocked: false, paused: true, pausedBy: { id: first.body.id, scope: 'group', reason: 'audit', until: null } });
+    const { rows } = await t.pg.query<{ id: string }>(
+      `INSERT INTO actions (group_key, type, payload) VALUES ('tenant:first-pause', 'instance.update', '{"durationMs": 0}') RETURNING id::text`,
+    );
+    const held = await request(t.url).get(`/groups/${first.body.lockId}`).expect(200);
+    expect(held.body).toMatchObject({ head: { id: rows[0].id, status: 'pending' }, blocked: false, blockedReason: null, paused: true });
+    await request(t.url).delete(`/pauses/${first.body.id}`).expect(204);
+    await waitFor(allDone(t.pg, [rows[0].id]), 10_000);
+    expect((await request(t.url).get(`/groups/${first.body.lockId}`).expect(200)).body).toMatchObject({ paused: false, pausedBy: null });
+
+    // A pause of the head's type or of the whole queue holds the group too; its own pause is named first.
+    const G = 7_250;
+    const { rows: headRows } = await t.pg.query<{ id: string }>(
+      `INSERT INTO actions (lock_id, type, run_at) VALUES ($1, 'instance.delete', now() + interval '1 hour') RETURNING id::text`,
+      [G],
+    );
+    const head = headRows[0].id;
+    const typePause = await request(t.url).post('/pauses').send({ scope: 'type', type: 'instance.delete', forMs: 60_000 }).expect(201);
+    expect((await request(t.url).get(`/groups/${G}`).expect(200)).body).toMatchObject({
+      head: { id: head },
+      paused: true,
+      pausedBy: { id: typePause.body.id, scope: 'type', until: typePause.body.until },
+    });
+    const groupPause = await request(t.url).post('/pauses').send({ scope: 'group', lockId: G }).expect(201);
+    expect((await request(t.url).get(`/groups/${G}`).expect(200)).body.pausedBy).toMatchObject({ id: groupPause.body.id, scope: 'group' });
+    await request(t.url).delete(`/pauses/${groupPause.body.id}`).expect(204);
+    await request(t.url).delete(`/pauses/${typePause.body.id}`).expect(204);
+    await t.pg.query(`UPDATE actions SET status = 'cancelled', finished_at = now() WHERE id = $1`, [head]);
+  });
+
+  it('validates pauses and the drain as every other route: JSON numbers only, one message per field, no unknown fields', async () => {
+    const forMs = await request(t.url).post('/pauses').send({ scope: 'queue', forMs: '5000' }).expect(400);
+    expect(forMs.body.message).toEqual(['forMs must be an integer from 1 to 604800000']);
+    const type = await request(t.url).post('/pauses').send({ scope: 'type', type: 5 }).expect(400);
+    expect(type.body.message).toEqual(['type must be 1..200 characters of letters, digits, ".", "_", "-", ":"']);
+    const drain = await request(t.url).post('/queue/drain').send({ bogus: 1 }).expect(400);
+    expect(drain.body.message).toEqual(['property bogus should not exist']);
+    await request(t.url).post('/queue/drain').send([1]).expect(400);
+    expect((await t.pg.query(`SELECT count(*)::int AS n FROM action_pauses`)).rows[0].n).toBe(0);
+  });
+
   it('ctx.backOff delays the group head without charging an attempt; the group waits, other groups run', async () => {
     const G = 7_500;
     const BACK_OFF_MS = 700;

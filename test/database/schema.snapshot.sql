@@ -566,8 +566,8 @@ BEGIN
     LIMIT v_limit
   ) AS held;
   IF v_depth >= v_limit THEN
-    RAISE EXCEPTION 'actions: group % already holds % unfinished actions, the max group depth (% limit: %)',
-      coalesce(quote_literal(NEW.group_key), NEW.lock_id::text), v_depth,
+    RAISE EXCEPTION 'actions: group % would hold % unfinished actions, over the max group depth (% limit: %)',
+      coalesce(quote_literal(NEW.group_key), NEW.lock_id::text), v_depth + 1,
       CASE WHEN v_type IS NULL THEN 'global' ELSE format('type %L', v_type) END, v_limit
       USING ERRCODE = '53400',
             CONSTRAINT = 'action_group_depth_limit',
@@ -1118,6 +1118,13 @@ BEGIN
   IF p_for_ms IS NOT NULL AND p_for_ms <= 0 THEN
     RAISE EXCEPTION 'actions: a timed pause needs p_for_ms > 0 (got %)', p_for_ms USING ERRCODE = '22023';
   END IF;
+  -- A lock id of the range reserved for string group keys (017) names a group
+  -- only once a key was interned under it (aq_pause_group_key does that first):
+  -- refused otherwise, as the insert refuses it (017's trigger, 23514).
+  IF p_lock_id <= -9223090561878065153 AND NOT EXISTS (SELECT 1 FROM action_group_keys WHERE lock_id = p_lock_id) THEN
+    RAISE EXCEPTION 'actions: lock_id % is reserved for string group keys (lock ids up to -9223090561878065153); pause by group key (aq_pause_group_key), or another lock_id', p_lock_id
+      USING ERRCODE = '23514';
+  END IF;
   -- Expired timed pauses of this scope are garbage: drop them so a new pause starts afresh.
   DELETE FROM action_pauses WHERE scope = p_scope AND until IS NOT NULL AND until <= now();
   INSERT INTO action_pauses AS p (scope, type, lock_id, reason, until)
@@ -1133,6 +1140,10 @@ BEGIN
   END IF;
   RETURN v_row;
 EXCEPTION WHEN check_violation THEN
+  -- The reserved-range refusal above keeps its own SQLSTATE and message.
+  IF SQLERRM LIKE 'actions: lock_id % is reserved for string group keys%' THEN
+    RAISE;
+  END IF;
   RAISE EXCEPTION 'actions: cannot pause scope % (type %, lock_id %): %', p_scope, p_type, p_lock_id, SQLERRM USING ERRCODE = '22023';
 END $function$
 ;
