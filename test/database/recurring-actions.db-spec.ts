@@ -92,4 +92,46 @@ describe('recurring actions', () => {
     expect(again.status).toBe(409);
     expect(again.body.message).toContain('name');
   });
+
+  it('refuses, with 400 naming the field and nothing stored, a cron that never fires, a zone that is not IANA, a type without a handler', async () => {
+    const base = { name: 'a8', cron: '0 0 * * *', timeZone: 'UTC', type: 'report.build' };
+    const never = await request(t.url)
+      .post('/schedules')
+      .send({ ...base, cron: '0 0 30 2 *' })
+      .expect(400);
+    expect(never.body.message).toEqual(['cron "0 0 30 2 *" in timeZone "UTC" never fires: no date matches it in the next 8 years']);
+    for (const timeZone of ['local', 'system', '+01:00', 'Mars/Olympus']) {
+      const zone = await request(t.url)
+        .post('/schedules')
+        .send({ ...base, timeZone })
+        .expect(400);
+      expect(zone.body.message).toEqual(['timeZone must be an IANA time zone name such as Europe/Paris or UTC']);
+    }
+    const unknown = await request(t.url)
+      .post('/schedules')
+      .send({ ...base, type: 'no.such.handler' })
+      .expect(400);
+    expect(unknown.body.message).toEqual([expect.stringMatching(/^type "no\.such\.handler" has no registered handler \(known: .*report\.build/)]);
+    const reserved = await request(t.url)
+      .post('/schedules')
+      .send({ ...base, lockId: '-9223372036854775806' })
+      .expect(400);
+    expect(reserved.body.message).toEqual([expect.stringContaining('lockId is reserved for string group keys')]);
+    // One message per field, whatever is wrong with it.
+    const missing = await request(t.url).post('/schedules').send({}).expect(400);
+    expect(missing.body.message).toEqual([
+      'name is required: a string of 1..200 characters without the NUL character',
+      'cron is required: a string of 1..200 characters without the NUL character',
+      'timeZone is required: an IANA time zone name such as Europe/Paris or UTC',
+      'type is required: 1..200 characters of letters, digits, ".", "_", "-", ":"',
+    ]);
+    const wrong = await request(t.url).post('/schedules').send({ name: 5, cron: [], timeZone: 7, type: ' ', maxAttempts: '3' }).expect(400);
+    expect(wrong.body.message).toHaveLength(5);
+    expect((await t.pg.query(`SELECT 1 FROM action_schedules WHERE name = 'a8'`)).rowCount).toBe(0);
+    await request(t.url)
+      .post('/schedules')
+      .send({ ...base, timeZone: 'Europe/Paris', cron: '0 0 29 2 *' })
+      .expect(201);
+    await request(t.url).delete('/schedules/a8').expect(204);
+  });
 });
