@@ -415,7 +415,7 @@ export interface paths {
     /** Set a type's rate limit (overrides the handler's default), shared by every instance */
     put: operations['RateLimitsController_set'];
     post?: never;
-    /** Clear a type's override: the handler's default (if any) is in force again */
+    /** Clear a type's override: the handler's default (if any) is in force again (see GET /rate-limits) */
     delete: operations['RateLimitsController_clear'];
     options?: never;
     head?: never;
@@ -981,6 +981,26 @@ export interface components {
       /** @description Deepest first */
       items: components['schemas']['DeepestGroupDto'][];
     };
+    GroupPauseDto: {
+      /**
+       * @description End it with DELETE /pauses/{id}
+       * @example 3
+       */
+      id: string;
+      /**
+       * @example group
+       * @enum {string}
+       */
+      scope: 'queue' | 'type' | 'group';
+      /** @example payments API down */
+      reason: string | null;
+      /**
+       * Format: date-time
+       * @description When a timed pause ends; null: until resumed
+       * @example null
+       */
+      until: string | null;
+    };
     GroupResponseDto: {
       /** @example 26 */
       lockId: string;
@@ -998,6 +1018,13 @@ export interface components {
       blocked: boolean;
       /** @example null */
       blockedReason: string | null;
+      /**
+       * @description True when an active pause holds the group back (its own, its head's type or the queue's): nothing of it starts until resumed
+       * @example false
+       */
+      paused: boolean;
+      /** @description The pause that holds it (its own first, then the type, then the queue), or null */
+      pausedBy: components['schemas']['GroupPauseDto'] | null;
     };
     CurrentAttemptDto: {
       /**
@@ -1211,17 +1238,17 @@ export interface components {
       /** @example nightly-report */
       name: string;
       /**
-       * @description Cron: 5 fields, or 6 with seconds first
+       * @description Cron: 5 fields, or 6 with seconds first; it must have a next run (not "0 0 30 2 *")
        * @example 0 30 2 * * *
        */
       cron: string;
       /**
-       * @description IANA time zone the expression is read in (required)
+       * @description IANA time zone the expression is read in (required): no implicit server zone, so "local" and bare offsets are refused
        * @example Europe/Paris
        */
       timeZone: string;
       /**
-       * @description Action type of each enqueued action
+       * @description Action type of each enqueued action; a handler must be registered for it
        * @example report.build
        */
       type: string;
@@ -1291,17 +1318,17 @@ export interface components {
       /** @example nightly-report */
       name: string;
       /**
-       * @description Cron: 5 fields, or 6 with seconds first
+       * @description Cron: 5 fields, or 6 with seconds first; it must have a next run (not "0 0 30 2 *")
        * @example 0 30 2 * * *
        */
       cron: string;
       /**
-       * @description IANA time zone the expression is read in (required)
+       * @description IANA time zone the expression is read in (required): no implicit server zone, so "local" and bare offsets are refused
        * @example Europe/Paris
        */
       timeZone: string;
       /**
-       * @description Action type of each enqueued action
+       * @description Action type of each enqueued action; a handler must be registered for it
        * @example report.build
        */
       type: string;
@@ -1357,12 +1384,12 @@ export interface components {
       errorContains?: string;
       /**
        * Format: date-time
-       * @description Created at or after
+       * @description Created at or after; ISO 8601 with Z or a UTC offset, as runAt
        */
       createdAfter?: string;
       /**
        * Format: date-time
-       * @description Created before
+       * @description Created before; ISO 8601 with Z or a UTC offset, as runAt
        */
       createdBefore?: string;
     };
@@ -1423,7 +1450,7 @@ export interface components {
        */
       type?: string;
       /**
-       * @description The group's lock id: decimal string (signed 64-bit) or safe integer (scope group; or give groupKey)
+       * @description The group's lock id: decimal string (signed 64-bit) or safe integer (scope group; or give groupKey). The lock ids reserved for string group keys (up to -9223090561878065153) are refused: pause by groupKey.
        * @example 26
        */
       lockId?: string | number;
@@ -3057,6 +3084,15 @@ export interface operations {
           'application/json': components['schemas']['DrainResponseDto'];
         };
       };
+      /** @description The body has a field: the route takes none */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
       /** @description Only when the API_KEY setting is present: the key is missing or wrong */
       401: {
         headers: {
@@ -3206,14 +3242,12 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description The default now in force; an empty body when none is */
-      200: {
+      /** @description Cleared */
+      204: {
         headers: {
           [name: string]: unknown;
         };
-        content: {
-          'application/json': components['schemas']['RateLimitResponseDto'];
-        };
+        content?: never;
       };
       /** @description type is invalid */
       400: {
