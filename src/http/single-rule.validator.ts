@@ -19,9 +19,7 @@ export function SingleRule(name: string, accepts: (value: unknown) => boolean, e
       validator: {
         validate: (value: unknown) => accepts(value),
         defaultMessage: (args: ValidationArguments) =>
-          args.value === undefined || args.value === null
-            ? `${args.property} is required: ${expectation}`
-            : `${args.property} must be ${expectation}`,
+          args.value === undefined || args.value === null ? `${args.property} is required: ${expectation}` : `${args.property} must be ${expectation}`,
       },
     });
   };
@@ -29,12 +27,7 @@ export function SingleRule(name: string, accepts: (value: unknown) => boolean, e
 
 /** An integer (a JSON number, never a numeric string) from `min` to `max` inclusive, in one message. */
 export function IsIntegerIn(min: number, max: number, options?: ValidationOptions): PropertyDecorator {
-  return SingleRule(
-    'isIntegerIn',
-    (v) => typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max,
-    `an integer from ${min} to ${max}`,
-    options,
-  );
+  return SingleRule('isIntegerIn', (v) => typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max, `an integer from ${min} to ${max}`, options);
 }
 
 /** A finite number (a JSON number, never a numeric string) from `min` to `max` inclusive, in one message. */

@@ -108,8 +108,7 @@ describe('bulk operations', () => {
   it('refuses a missing or malformed filter with one message naming it, writing no audit row', async () => {
     const audits = async () => (await t.pg.query<{ n: number }>(`SELECT count(*)::int AS n FROM action_bulk_operations`)).rows[0].n;
     const before = await audits();
-    const expected =
-      'an object naming at least one of type, lockId, groupKey, status, errorContains, createdAfter, createdBefore';
+    const expected = 'an object naming at least one of type, lockId, groupKey, status, errorContains, createdAfter, createdBefore';
     const missing = await request(t.url).post('/bulk-operations').send({ operation: 'retry' }).expect(400);
     expect(missing.body.message).toEqual([`filter is required: ${expected}`]);
     for (const filter of [null, 'failed', [{ type: 'x' }], 5]) {

@@ -141,9 +141,7 @@ describe('flow control: pause, resume, drain, back-off', () => {
   it('refuses a lock id reserved for string group keys, over REST (400 lockId) and SQL (23514), as the insert does', async () => {
     const reserved = '-9223372036854775806';
     const res = await request(t.url).post('/pauses').send({ scope: 'group', lockId: reserved }).expect(400);
-    expect(res.body.message).toEqual([
-      'lockId is reserved for string group keys (lock ids up to -9223090561878065153); use groupKey, or another lockId',
-    ]);
+    expect(res.body.message).toEqual(['lockId is reserved for string group keys (lock ids up to -9223090561878065153); use groupKey, or another lockId']);
     await request(t.url).post('/pauses').send({ scope: 'group', lockId: -9223090561878065153n.toString() }).expect(400);
     await expect(t.pg.query(`SELECT aq_pause_group($1)`, [reserved])).rejects.toMatchObject({
       code: '23514',

@@ -129,15 +129,16 @@ describe('maximum group depth', () => {
     await request(t.url).put('/group-depth-limits/global').send({ maxDepth: 3 }).expect(200);
     const batch = { actions: Array.from({ length: 4 }, () => ({ type: 'instance.create', lockId: '9501' })) };
     const refused = await request(t.url).post('/actions/batch').send(batch).expect(429);
-    expect(refused.body.message).toBe(
-      'actions: group 9501 would hold 4 unfinished actions, over the max group depth (global limit: 3); nothing was enqueued',
-    );
+    expect(refused.body.message).toBe('actions: group 9501 would hold 4 unfinished actions, over the max group depth (global limit: 3); nothing was enqueued');
     expect((await t.pg.query(`SELECT 1 FROM actions WHERE lock_id = 9501`)).rowCount).toBe(0);
   });
 
   it('refuses type names no action can have, as /pauses and /rate-limits do, storing nothing', async () => {
     for (const type of [' ', "x';drop", '\u{1F600}', 'a'.repeat(201)]) {
-      const res = await request(t.url).put(`/group-depth-limits/types/${encodeURIComponent(type)}`).send({ maxDepth: 5 }).expect(400);
+      const res = await request(t.url)
+        .put(`/group-depth-limits/types/${encodeURIComponent(type)}`)
+        .send({ maxDepth: 5 })
+        .expect(400);
       expect(res.body.message).toEqual(['type must be 1..200 characters of letters, digits, ".", "_", "-", ":"']);
     }
     expect((await t.pg.query(`SELECT 1 FROM action_group_depth_limits`)).rowCount).toBe(0);

@@ -49,7 +49,17 @@ export class GroupStateService {
     if (!g) {
       // A group can be paused before its first action (by key), so an empty one is checked too.
       const pausedBy = await this.pauseOf(canonical, null);
-      return { lockId: canonical, groupKey, head: null, running: false, pendingCount: 0, blocked: false, blockedReason: null, paused: pausedBy !== null, pausedBy };
+      return {
+        lockId: canonical,
+        groupKey,
+        head: null,
+        running: false,
+        pendingCount: 0,
+        blocked: false,
+        blockedReason: null,
+        paused: pausedBy !== null,
+        pausedBy,
+      };
     }
     const headRow = g.head_id ? await this.bounded.read(g.head_id) : null;
     const head = headRow ? toActionResource(headRow) : null;

@@ -24,10 +24,18 @@ export class CreateScheduleDto {
     maxLength: 100,
     description: 'IANA time zone the expression is read in (required): no implicit server zone, so "local" and bare offsets are refused',
   })
-  @SingleRule('isIanaTimeZone', (v) => typeof v === 'string' && v.length <= 100 && timeZoneProblem(v) === null, 'an IANA time zone name such as Europe/Paris or UTC')
+  @SingleRule(
+    'isIanaTimeZone',
+    (v) => typeof v === 'string' && v.length <= 100 && timeZoneProblem(v) === null,
+    'an IANA time zone name such as Europe/Paris or UTC',
+  )
   timeZone: string;
 
-  @ApiProperty({ example: 'report.build', pattern: ACTION_TYPE_PATTERN.source, description: 'Action type of each enqueued action; a handler must be registered for it' })
+  @ApiProperty({
+    example: 'report.build',
+    pattern: ACTION_TYPE_PATTERN.source,
+    description: 'Action type of each enqueued action; a handler must be registered for it',
+  })
   @IsTextMatching(ACTION_TYPE_PATTERN, '1..200 characters of letters, digits, ".", "_", "-", ":"')
   type: string;
 
