@@ -1,8 +1,7 @@
 import { Body, Controller, Get, Inject, Post, Query, Req, UseInterceptors, UsePipes } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags, ApiTooManyRequestsResponse } from '@nestjs/swagger';
+import { ApiBadRequestResponse, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags, ApiTooManyRequestsResponse } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { ErrorResponseDto } from '../actions/dto/action-responses.dto';
-import { lockIdProblem } from '../actions/dto/lock-id.validator';
 import { QueueSettings } from '../config/settings';
 import { SETTINGS } from '../config/settings.token';
 import { DatabaseUnavailableInterceptor } from '../http/database-unavailable.interceptor';
@@ -12,7 +11,7 @@ import { bulkActor } from './bulk-actor';
 import { BulkOperationResource } from './bulk-operation.resource';
 import { BulkOperationsService } from './bulk-operations.service';
 import { BulkOperationResponseDto, BulkOperationsResponseDto, CreateBulkOperationDto } from './dto/bulk-operation.dto';
-import { BadRequestException } from '@nestjs/common';
+import { ListBulkOperationsQuery } from './dto/list-bulk-operations.query';
 
 /** `/bulk-operations`: retry or cancel every action matching a filter, with a dry run, audited. */
 @ApiTags('bulk-operations')
@@ -40,13 +39,8 @@ export class BulkOperationsController {
 
   @Get()
   @ApiOperation({ summary: 'The audit of bulk operations, newest first (100 per page)' })
-  @ApiQuery({ name: 'before', required: false, description: 'Only operations with a smaller id (the last id of the previous page)' })
   @ApiOkResponse({ type: BulkOperationsResponseDto })
-  list(@Query('before') before?: string): Promise<{ items: BulkOperationResource[] }> {
-    if (before !== undefined) {
-      const problem = lockIdProblem(before);
-      if (problem || BigInt(before) < 1n) throw new BadRequestException(['before must be a positive integer id']);
-    }
-    return this.bulk.list(before);
+  list(@Query() query: ListBulkOperationsQuery): Promise<{ items: BulkOperationResource[] }> {
+    return this.bulk.list(query.before);
   }
 }

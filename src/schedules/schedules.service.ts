@@ -29,9 +29,10 @@ export class SchedulesService {
 
   /**
    * One schedule.
-   * @throws NotFoundException (404).
+   * @throws BadRequestException (400) for a name holding NUL (PostgreSQL text cannot); NotFoundException (404).
    */
   async get(name: string): Promise<ScheduleResource> {
+    checkNameParam(name);
     const [row]: ScheduleRow[] = (await this.pool.query(SELECT_SCHEDULE_SQL, [name])).rows;
     if (!row) throw new NotFoundException(`schedule "${name}" not found`);
     return toScheduleResource(row);
@@ -58,10 +59,16 @@ export class SchedulesService {
   /**
    * Deletes a schedule; its past ticks stay recorded (a schedule created again
    * under the name never enqueues a tick twice).
-   * @throws NotFoundException (404).
+   * @throws BadRequestException (400) for a name holding NUL; NotFoundException (404).
    */
   async remove(name: string): Promise<void> {
+    checkNameParam(name);
     const { rowCount } = await this.pool.query(DELETE_SCHEDULE_SQL, [name]);
     if (rowCount === 0) throw new NotFoundException(`schedule "${name}" not found`);
   }
+}
+
+/** A name in a path holding NUL would make PostgreSQL refuse the text parameter (a 500): refused as bad input. */
+function checkNameParam(name: string): void {
+  if (name.includes('\u0000')) throw new BadRequestException(['name must not contain the NUL character']);
 }

@@ -130,6 +130,11 @@ describe('bulk operations', () => {
       .send({ operation: 'cancel', filter: { createdAfter: '2026-12-01T00:00:00+01:00' }, dryRun: true })
       .expect(201);
     expect(await audits()).toBe(before + 1);
+    // The list's query: one rule for before, unknown parameters refused as on every other list route.
+    for (const q of ['before=abc', 'before=0', 'before=99999999999999999999']) {
+      expect((await request(t.url).get(`/bulk-operations?${q}`).expect(400)).body.message).toEqual(['before must be a positive integer id']);
+    }
+    await request(t.url).get('/bulk-operations?bogus=1').expect(400);
   });
 
   it('says how much a retry stopped by a group depth limit applied: the earlier chunks stay', async () => {

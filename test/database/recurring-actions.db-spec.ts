@@ -133,5 +133,8 @@ describe('recurring actions', () => {
       .send({ ...base, timeZone: 'Europe/Paris', cron: '0 0 29 2 *' })
       .expect(201);
     await request(t.url).delete('/schedules/a8').expect(204);
+    // A name in the path that PostgreSQL text cannot hold is bad input, not a 500.
+    expect((await request(t.url).get('/schedules/a%00b').expect(400)).body.message).toEqual(['name must not contain the NUL character']);
+    await request(t.url).delete('/schedules/a%00b').expect(400);
   });
 });
