@@ -56,7 +56,7 @@ describe('a rate limit across two instances', () => {
     expect(counted[0].workers).toBe(2);
 
     // Lift the limit; the rest runs at full speed, in order.
-    await request(services[1].url).delete('/rate-limits/instance.update').expect(200);
+    await request(services[1].url).delete('/rate-limits/instance.update').expect(204);
     await waitFor(
       async () => (await c.query(`SELECT count(*)::int AS n FROM actions WHERE id = ANY($1) AND status = 'done'`, [ids])).rows[0].n === ids.length,
       60_000,
