@@ -115,8 +115,10 @@ export class BulkOperationsService {
   }
 
   /** The parameters of the filter statements (see MATCHES in sql/bulk-operations.sql.ts). */
-  private async filterParams(operation: 'retry' | 'cancel', f: BulkFilterDto): Promise<unknown[]> {
-    const given = Object.values(f).filter((v) => v !== undefined && v !== null);
+  private async filterParams(operation: 'retry' | 'cancel', filter: BulkFilterDto): Promise<unknown[]> {
+    // A JSON null is an absent field (the validators let it through as optional).
+    const f = Object.fromEntries(Object.entries(filter).filter(([, v]) => v !== undefined && v !== null)) as BulkFilterDto;
+    const given = Object.values(f);
     if (given.length === 0)
       throw new BadRequestException(['filter must name at least one of type, lockId, groupKey, status, errorContains, createdAfter, createdBefore']);
     if (f.lockId !== undefined && f.groupKey !== undefined) throw new BadRequestException(['filter: give lockId or groupKey, not both']);

@@ -37,7 +37,9 @@ export class PausesService {
    * (the longer of the two stays, a new reason replaces the old).
    * @throws BadRequestException naming the field when the target does not match the scope.
    */
-  async pause(input: CreatePauseDto): Promise<PauseResource> {
+  async pause(body: CreatePauseDto): Promise<PauseResource> {
+    // A JSON null is an absent field (the validators let it through as optional): never a null lock id for the SQL.
+    const input = Object.fromEntries(Object.entries(body).filter(([, v]) => v !== null)) as CreatePauseDto;
     const problem = targetProblem(input);
     if (problem) throw new BadRequestException([problem]);
     const reason = input.reason ?? null;

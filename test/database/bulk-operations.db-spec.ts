@@ -135,6 +135,18 @@ describe('bulk operations', () => {
       expect((await request(t.url).get(`/bulk-operations?${q}`).expect(400)).body.message).toEqual(['before must be a positive integer id']);
     }
     await request(t.url).get('/bulk-operations?bogus=1').expect(400);
+    // A JSON null is an absent field (was a 500 for lockId); a null dryRun is refused, never read as a real run.
+    const nullLock = await request(t.url)
+      .post('/bulk-operations')
+      .send({ operation: 'cancel', filter: { lockId: null, errorContains: 'null-check' }, dryRun: true })
+      .expect(201);
+    expect(nullLock.body).toMatchObject({ dryRun: true, matched: 0 });
+    const nullDry = await request(t.url)
+      .post('/bulk-operations')
+      .send({ operation: 'cancel', filter: { errorContains: 'null-check' }, dryRun: null })
+      .expect(400);
+    expect(nullDry.body.message).toEqual(['dryRun must be true or false']);
+    expect(await audits()).toBe(before + 2);
   });
 
   it('says how much a retry stopped by a group depth limit applied: the earlier chunks stay', async () => {

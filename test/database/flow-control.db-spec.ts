@@ -204,6 +204,13 @@ describe('flow control: pause, resume, drain, back-off', () => {
     const drain = await request(t.url).post('/queue/drain').send({ bogus: 1 }).expect(400);
     expect(drain.body.message).toEqual(['property bogus should not exist']);
     await request(t.url).post('/queue/drain').send([1]).expect(400);
+    // A JSON null is an absent field: the target is then missing (400), never a null lock id for SQL (was 500).
+    const cases: [object, string][] = [
+      [{ scope: 'group', lockId: null }, 'lockId or groupKey is required for scope group'],
+      [{ scope: 'group', groupKey: null }, 'lockId or groupKey is required for scope group'],
+      [{ scope: 'type', type: null }, 'type is required for scope type'],
+    ];
+    for (const [body, message] of cases) expect((await request(t.url).post('/pauses').send(body).expect(400)).body.message).toEqual([message]);
     expect((await t.pg.query(`SELECT count(*)::int AS n FROM action_pauses`)).rows[0].n).toBe(0);
   });
 

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsBoolean, IsIn, IsOptional, ValidateNested } from 'class-validator';
+import { IsBoolean, IsIn, IsOptional, ValidateIf, ValidateNested } from 'class-validator';
 import { IsGroupKey } from '../../actions/dto/group-key.validator';
 import { IsLockId } from '../../actions/dto/lock-id.validator';
 import { IsRunAt } from '../../actions/dto/run-at.validator';
@@ -59,9 +59,10 @@ export class CreateBulkOperationDto {
   @Type(() => BulkFilterDto)
   filter: BulkFilterDto;
 
-  @ApiPropertyOptional({ default: false, description: 'Count what would change, change nothing (recorded too)' })
-  @IsOptional()
-  @IsBoolean()
+  @ApiPropertyOptional({ default: false, description: 'Count what would change, change nothing (recorded too); absent: false, null refused' })
+  // Absent means a real run; null is refused rather than read as "not a dry run", which would change actions.
+  @ValidateIf((o: { dryRun?: unknown }) => o.dryRun !== undefined)
+  @IsBoolean({ message: 'dryRun must be true or false' })
   dryRun?: boolean;
 }
 
