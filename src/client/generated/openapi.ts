@@ -1398,7 +1398,7 @@ export interface components {
       operation: 'retry' | 'cancel';
       filter: components['schemas']['BulkFilterDto'];
       /**
-       * @description Count what would change, change nothing (recorded too)
+       * @description Count what would change, change nothing (recorded too); absent: false, null refused
        * @default false
        */
       dryRun?: boolean;
