@@ -687,6 +687,8 @@ DECLARE
   v_all     bigint[];                                   -- ... the heads selected before the allowances
   v_held    bigint[];                                   -- flow control: heads held back by their group's bucket
   v_gnow    timestamptz;                                -- ... the time the group buckets are read at
+  v_gids    bigint[];                                   -- ... the selected heads that have a group
+  v_glocks  bigint[];                                   -- ... and their groups
   -- flow control: how much of a held head's lateness its group's next token
   -- makes up, in intervals (1 / per_second): its starts are then at least
   -- 0.9 of an interval apart ("Rate limits per group" above).
@@ -727,8 +729,8 @@ BEGIN
     v_ids := ARRAY(
       SELECT a.id FROM actions AS a
       WHERE a.is_head AND a.status = 'pending' AND a.quarantined AND a.run_at <= now() AND a.type = ANY(v_types)
-        AND NOT EXISTS (SELECT 1 FROM action_pauses AS p -- flow control: paused groups
-                        WHERE p.scope = 'group' AND p.lock_id = a.lock_id AND (p.until IS NULL OR p.until > now()))
+        AND NOT EXISTS (SELECT 1 FROM action_pauses AS p -- flow control: paused groups (OFFSET 0: header)
+                        WHERE p.scope = 'group' AND p.lock_id = a.lock_id AND (p.until IS NULL OR p.until > now()) OFFSET 0)
       ORDER BY a.run_at, a.id
       LIMIT 1
       FOR UPDATE OF a SKIP LOCKED
@@ -758,8 +760,8 @@ BEGIN
         SELECT a.id, a.run_at FROM actions AS a
         WHERE a.is_head AND a.status = 'pending' AND NOT a.quarantined AND a.run_at <= now() AND a.run_at >= v_floor
           AND a.type = ANY(v_types)
-          AND NOT EXISTS (SELECT 1 FROM action_pauses AS p -- flow control: paused groups
-                          WHERE p.scope = 'group' AND p.lock_id = a.lock_id AND (p.until IS NULL OR p.until > now()))
+          AND NOT EXISTS (SELECT 1 FROM action_pauses AS p -- flow control: paused groups (OFFSET 0: header)
+                          WHERE p.scope = 'group' AND p.lock_id = a.lock_id AND (p.until IS NULL OR p.until > now()) OFFSET 0)
         ORDER BY a.run_at, a.id
         LIMIT p_limit
         FOR UPDATE OF a SKIP LOCKED
@@ -804,6 +806,10 @@ BEGIN
     -- pending, due and of a type in p_types); one without is held back to
     -- when its next token accrues. Bucket rows are locked after the heads,
     -- as aq_set_group_rate_limit does.
+    -- The buckets are read by primary key (lock_id = ANY), whatever the
+    -- table's statistics say (as the pauses' OFFSET 0 below).
+    SELECT coalesce(array_agg(a.id), '{}'), coalesce(array_agg(a.lock_id), '{}') INTO v_gids, v_glocks
+    FROM actions AS a WHERE a.id = ANY(v_ids) AND a.lock_id IS NOT NULL;
     v_gnow := clock_timestamp();
     -- A head this bucket held back is taken as of the time its token fell
     -- due (held_until, its run_at; the bucket held exactly one token then),
@@ -811,11 +817,11 @@ BEGIN
     -- the next token accrues from then, so a worker's wake-up latency does
     -- not lower the group's rate ("Rate limits per group" above).
     WITH r AS (
-      SELECT a.id, g.lock_id, s.level, s.at
-      FROM actions AS a
-      JOIN action_group_rate_limits AS g ON g.lock_id = a.lock_id
+      SELECT x.id, g.lock_id, s.level, s.at
+      FROM action_group_rate_limits AS g
+      JOIN unnest(v_gids, v_glocks) AS x(id, lock_id) ON x.lock_id = g.lock_id
       CROSS JOIN LATERAL (
-        SELECT g.held_id = a.id AND g.held_until <= v_gnow AS held,
+        SELECT g.held_id = x.id AND g.held_until <= v_gnow AS held,
                greatest(g.held_until, v_gnow - c_group_carry / g.per_second * interval '1 second') AS held_at
       ) AS h
       CROSS JOIN LATERAL (
@@ -823,7 +829,7 @@ BEGIN
                     ELSE least(g.burst, g.tokens + greatest(0, extract(epoch FROM v_gnow - g.refilled_at)) * g.per_second) END AS level,
                CASE WHEN h.held THEN h.held_at ELSE v_gnow END AS at
       ) AS s
-      WHERE a.id = ANY(v_ids)
+      WHERE g.lock_id = ANY(v_glocks)
       FOR UPDATE OF g
     ), b AS (
       UPDATE action_group_rate_limits AS g
@@ -1132,9 +1138,9 @@ BEGIN
     SELECT a.id FROM actions AS a
     WHERE a.id = ANY(p_ids)
       AND a.type = ANY(v_types)
-      AND NOT EXISTS (SELECT 1 FROM action_pauses AS p -- flow control: paused groups
-                      WHERE p.scope = 'group' AND p.lock_id = a.lock_id AND (p.until IS NULL OR p.until > now()))
-      AND NOT EXISTS (SELECT 1 FROM action_group_rate_limits AS g WHERE g.lock_id = a.lock_id) -- flow control: limited groups
+      AND NOT EXISTS (SELECT 1 FROM action_pauses AS p -- flow control: paused groups (OFFSET 0: as in the claim)
+                      WHERE p.scope = 'group' AND p.lock_id = a.lock_id AND (p.until IS NULL OR p.until > now()) OFFSET 0)
+      AND NOT EXISTS (SELECT 1 FROM action_group_rate_limits AS g WHERE g.lock_id = a.lock_id OFFSET 0) -- flow control: limited groups
   ), p_worker, p_lease_ms, p_types, p_caps);
 END $function$
 ;

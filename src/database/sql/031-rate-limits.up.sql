@@ -321,9 +321,9 @@ BEGIN
     SELECT a.id FROM actions AS a
     WHERE a.id = ANY(p_ids)
       AND a.type = ANY(v_types)
-      AND NOT EXISTS (SELECT 1 FROM action_pauses AS p -- flow control: paused groups
-                      WHERE p.scope = 'group' AND p.lock_id = a.lock_id AND (p.until IS NULL OR p.until > now()))
-      AND NOT EXISTS (SELECT 1 FROM action_group_rate_limits AS g WHERE g.lock_id = a.lock_id) -- flow control: limited groups
+      AND NOT EXISTS (SELECT 1 FROM action_pauses AS p -- flow control: paused groups (OFFSET 0: as in the claim)
+                      WHERE p.scope = 'group' AND p.lock_id = a.lock_id AND (p.until IS NULL OR p.until > now()) OFFSET 0)
+      AND NOT EXISTS (SELECT 1 FROM action_group_rate_limits AS g WHERE g.lock_id = a.lock_id OFFSET 0) -- flow control: limited groups
   ), p_worker, p_lease_ms, p_types, p_caps);
 END $$;
 
@@ -342,6 +342,14 @@ END $$;
 -- probe per paused head it passes (measured in docs/flow-control.md). The
 -- floor may pass a paused head: a resume wakes the workers and bumps
 -- actions_late_heads_seq (030), so every connection sweeps at its next claim.
+-- The anti-join ends in OFFSET 0, which keeps it a per-row probe of the
+-- unique index action_pauses_group_key (a SubPlan) instead of a join the
+-- planner chooses from action_pauses' statistics: before the table's first
+-- ANALYZE (autovacuum's, up to a minute or more after 10 000 groups are
+-- paused) the generic plan believed it held a few rows and rescanned all of
+-- them for every candidate head: 2.2 s per claim with 10 000 paused groups
+-- ahead of 1 000 claimable heads (bench/flow-control-claim.ts), against
+-- 31 ms as a probe on the same unanalysed table.
 -- The selected heads are leased by aq_lease_selected, with no second look at
 -- the pauses (before, aq_lease_actions checked the types and groups again for
 -- rows this claim had just filtered under row lock). So a pause that commits
@@ -392,6 +400,8 @@ DECLARE
   v_all     bigint[];                                   -- ... the heads selected before the allowances
   v_held    bigint[];                                   -- flow control: heads held back by their group's bucket
   v_gnow    timestamptz;                                -- ... the time the group buckets are read at
+  v_gids    bigint[];                                   -- ... the selected heads that have a group
+  v_glocks  bigint[];                                   -- ... and their groups
   -- flow control: how much of a held head's lateness its group's next token
   -- makes up, in intervals (1 / per_second): its starts are then at least
   -- 0.9 of an interval apart ("Rate limits per group" above).
@@ -432,8 +442,8 @@ BEGIN
     v_ids := ARRAY(
       SELECT a.id FROM actions AS a
       WHERE a.is_head AND a.status = 'pending' AND a.quarantined AND a.run_at <= now() AND a.type = ANY(v_types)
-        AND NOT EXISTS (SELECT 1 FROM action_pauses AS p -- flow control: paused groups
-                        WHERE p.scope = 'group' AND p.lock_id = a.lock_id AND (p.until IS NULL OR p.until > now()))
+        AND NOT EXISTS (SELECT 1 FROM action_pauses AS p -- flow control: paused groups (OFFSET 0: header)
+                        WHERE p.scope = 'group' AND p.lock_id = a.lock_id AND (p.until IS NULL OR p.until > now()) OFFSET 0)
       ORDER BY a.run_at, a.id
       LIMIT 1
       FOR UPDATE OF a SKIP LOCKED
@@ -463,8 +473,8 @@ BEGIN
         SELECT a.id, a.run_at FROM actions AS a
         WHERE a.is_head AND a.status = 'pending' AND NOT a.quarantined AND a.run_at <= now() AND a.run_at >= v_floor
           AND a.type = ANY(v_types)
-          AND NOT EXISTS (SELECT 1 FROM action_pauses AS p -- flow control: paused groups
-                          WHERE p.scope = 'group' AND p.lock_id = a.lock_id AND (p.until IS NULL OR p.until > now()))
+          AND NOT EXISTS (SELECT 1 FROM action_pauses AS p -- flow control: paused groups (OFFSET 0: header)
+                          WHERE p.scope = 'group' AND p.lock_id = a.lock_id AND (p.until IS NULL OR p.until > now()) OFFSET 0)
         ORDER BY a.run_at, a.id
         LIMIT p_limit
         FOR UPDATE OF a SKIP LOCKED
@@ -509,6 +519,10 @@ BEGIN
     -- pending, due and of a type in p_types); one without is held back to
     -- when its next token accrues. Bucket rows are locked after the heads,
     -- as aq_set_group_rate_limit does.
+    -- The buckets are read by primary key (lock_id = ANY), whatever the
+    -- table's statistics say (as the pauses' OFFSET 0 below).
+    SELECT coalesce(array_agg(a.id), '{}'), coalesce(array_agg(a.lock_id), '{}') INTO v_gids, v_glocks
+    FROM actions AS a WHERE a.id = ANY(v_ids) AND a.lock_id IS NOT NULL;
     v_gnow := clock_timestamp();
     -- A head this bucket held back is taken as of the time its token fell
     -- due (held_until, its run_at; the bucket held exactly one token then),
@@ -516,11 +530,11 @@ BEGIN
     -- the next token accrues from then, so a worker's wake-up latency does
     -- not lower the group's rate ("Rate limits per group" above).
     WITH r AS (
-      SELECT a.id, g.lock_id, s.level, s.at
-      FROM actions AS a
-      JOIN action_group_rate_limits AS g ON g.lock_id = a.lock_id
+      SELECT x.id, g.lock_id, s.level, s.at
+      FROM action_group_rate_limits AS g
+      JOIN unnest(v_gids, v_glocks) AS x(id, lock_id) ON x.lock_id = g.lock_id
       CROSS JOIN LATERAL (
-        SELECT g.held_id = a.id AND g.held_until <= v_gnow AS held,
+        SELECT g.held_id = x.id AND g.held_until <= v_gnow AS held,
                greatest(g.held_until, v_gnow - c_group_carry / g.per_second * interval '1 second') AS held_at
       ) AS h
       CROSS JOIN LATERAL (
@@ -528,7 +542,7 @@ BEGIN
                     ELSE least(g.burst, g.tokens + greatest(0, extract(epoch FROM v_gnow - g.refilled_at)) * g.per_second) END AS level,
                CASE WHEN h.held THEN h.held_at ELSE v_gnow END AS at
       ) AS s
-      WHERE a.id = ANY(v_ids)
+      WHERE g.lock_id = ANY(v_glocks)
       FOR UPDATE OF g
     ), b AS (
       UPDATE action_group_rate_limits AS g
