@@ -807,7 +807,7 @@ BEGIN
     -- when its next token accrues. Bucket rows are locked after the heads,
     -- as aq_set_group_rate_limit does.
     -- The buckets are read by primary key (lock_id = ANY), whatever the
-    -- table's statistics say (as the pauses' OFFSET 0 below).
+    -- table's statistics say (as the pauses' OFFSET 0 above).
     SELECT coalesce(array_agg(a.id), '{}'), coalesce(array_agg(a.lock_id), '{}') INTO v_gids, v_glocks
     FROM actions AS a WHERE a.id = ANY(v_ids) AND a.lock_id IS NOT NULL;
     v_gnow := clock_timestamp();

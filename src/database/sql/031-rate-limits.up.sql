@@ -161,10 +161,13 @@ $$;
 -- retry's back-off).
 -- A bucket row is only ever spent from by a claim that holds its group's head
 -- row lock (one head per group), so claims never wait on each other for it.
--- Rejected: a not-before time written at release (promotion), which needs
--- 005's promotion replaced and misses a head enqueued into an idle group; a
--- filter joining the buckets in the claim's selection, which costs every
--- claim a probe per candidate head.
+-- The hand-off never leases a limited group's next head; it only makes it
+-- due now (aq_lease_actions below), so the next claim finds it above its
+-- floor and takes a token or holds it back.
+-- Rejected: the token's time written as run_at at release (promotion), which
+-- needs 005's promotion replaced and misses a head enqueued into an idle
+-- group; a filter joining the buckets in the claim's selection, which costs
+-- every claim a probe per candidate head.
 CREATE TABLE action_group_rate_limits (
   lock_id     bigint           PRIMARY KEY,
   per_second  double precision NOT NULL,
@@ -520,7 +523,7 @@ BEGIN
     -- when its next token accrues. Bucket rows are locked after the heads,
     -- as aq_set_group_rate_limit does.
     -- The buckets are read by primary key (lock_id = ANY), whatever the
-    -- table's statistics say (as the pauses' OFFSET 0 below).
+    -- table's statistics say (as the pauses' OFFSET 0 above).
     SELECT coalesce(array_agg(a.id), '{}'), coalesce(array_agg(a.lock_id), '{}') INTO v_gids, v_glocks
     FROM actions AS a WHERE a.id = ANY(v_ids) AND a.lock_id IS NOT NULL;
     v_gnow := clock_timestamp();
