@@ -310,15 +310,19 @@ TYPE aq_leased_action AS (id bigint, lock_id bigint, type text, payload jsonb, a
 
 CREATE OR REPLACE FUNCTION public.aq_act_for_worker(p_worker text, p_lease_ms integer, p_types text[], p_caps integer[])
  RETURNS void
- LANGUAGE sql
+ LANGUAGE plpgsql
  SET search_path TO 'public'
 AS $function$
-  SELECT set_config('aq.worker', p_worker, true),
-         set_config('aq.handoff_lease_ms', p_lease_ms::text, true),
-         set_config('aq.handoff_types', u.types::text, true), -- flow control: rate-limited types left out
-         set_config('aq.handoff_caps', u.caps::text, true)
-  FROM aq_flow_unlimited_types(p_types, p_caps) AS u
-$function$
+DECLARE
+  v_types text[];
+  v_caps  int[];
+BEGIN
+  SELECT u.types, u.caps INTO v_types, v_caps FROM aq_flow_unlimited_types(p_types, p_caps) AS u; -- flow control: rate-limited types left out
+  PERFORM set_config('aq.worker', p_worker, true),
+          set_config('aq.handoff_lease_ms', p_lease_ms::text, true),
+          set_config('aq.handoff_types', v_types::text, true),
+          set_config('aq.handoff_caps', v_caps::text, true);
+END $function$
 ;
 
 CREATE OR REPLACE FUNCTION public.aq_action_attempts_before_insert_cancelled()
@@ -670,6 +674,7 @@ CREATE OR REPLACE FUNCTION public.aq_claim_actions(p_worker text, p_types text[]
  SET plan_cache_mode TO 'force_generic_plan'
  SET enable_seqscan TO 'off'
  SET enable_bitmapscan TO 'off'
+ SET jit TO 'off'
  SET search_path TO 'public'
 AS $function$
 DECLARE
@@ -940,6 +945,7 @@ CREATE OR REPLACE FUNCTION public.aq_finish_attempts(p_worker text, p_ids bigint
  SET plan_cache_mode TO 'force_generic_plan'
  SET search_path TO 'public'
  SET enable_seqscan TO 'off'
+ SET jit TO 'off'
 AS $function$
 #variable_conflict use_column
 DECLARE
@@ -1039,19 +1045,26 @@ END $function$
 
 CREATE OR REPLACE FUNCTION public.aq_flow_claimable_types(p_types text[])
  RETURNS text[]
- LANGUAGE sql
+ LANGUAGE plpgsql
  STABLE
  SET search_path TO 'public'
 AS $function$
-  SELECT CASE
-    WHEN EXISTS (SELECT 1 FROM action_pauses AS p
-                 WHERE p.scope = 'queue' AND (p.until IS NULL OR p.until > now())) THEN '{}'::text[]
-    ELSE ARRAY(SELECT t.type FROM unnest(p_types) WITH ORDINALITY AS t(type, n)
+BEGIN
+  -- Each probe reads one of the partial unique indexes below: the claim runs
+  -- with enable_seqscan off, and a sequential scan's disabled cost (1e10)
+  -- made PostgreSQL 15 JIT-compile this probe at every call (45-85 ms).
+  IF NOT EXISTS (SELECT 1 FROM action_pauses AS p WHERE p.scope = 'queue')
+     AND NOT EXISTS (SELECT 1 FROM action_pauses AS p WHERE p.scope = 'type') THEN
+    RETURN p_types;
+  END IF;
+  IF EXISTS (SELECT 1 FROM action_pauses AS p WHERE p.scope = 'queue' AND (p.until IS NULL OR p.until > now())) THEN
+    RETURN '{}'::text[];
+  END IF;
+  RETURN ARRAY(SELECT t.type FROM unnest(p_types) WITH ORDINALITY AS t(type, n)
                WHERE NOT EXISTS (SELECT 1 FROM action_pauses AS p
                                  WHERE p.scope = 'type' AND p.type = t.type AND (p.until IS NULL OR p.until > now()))
-               ORDER BY t.n)
-  END
-$function$
+               ORDER BY t.n);
+END $function$
 ;
 
 CREATE OR REPLACE FUNCTION public.aq_flow_take_tokens(p_types text[], p_want integer)
@@ -1071,14 +1084,20 @@ END $function$
 
 CREATE OR REPLACE FUNCTION public.aq_flow_unlimited_types(p_types text[], p_caps integer[])
  RETURNS TABLE(types text[], caps integer[])
- LANGUAGE sql
+ LANGUAGE plpgsql
  STABLE
  SET search_path TO 'public'
 AS $function$
+BEGIN
+  IF NOT EXISTS (SELECT 1 FROM action_rate_limits AS b WHERE b.per_second IS NOT NULL) THEN
+    RETURN QUERY SELECT p_types, p_caps;
+    RETURN;
+  END IF;
+  RETURN QUERY
   SELECT coalesce(array_agg(t.type ORDER BY t.n), '{}'), coalesce(array_agg(t.cap ORDER BY t.n), '{}')
   FROM unnest(p_types, p_caps) WITH ORDINALITY AS t(type, cap, n)
-  WHERE NOT EXISTS (SELECT 1 FROM action_rate_limits AS b WHERE b.type = t.type AND b.per_second IS NOT NULL)
-$function$
+  WHERE NOT EXISTS (SELECT 1 FROM action_rate_limits AS b WHERE b.type = t.type AND b.per_second IS NOT NULL);
+END $function$
 ;
 
 CREATE OR REPLACE FUNCTION public.aq_holds_group(status text, on_failure text)
