@@ -391,23 +391,28 @@ BEGIN
   IF NOT EXISTS (SELECT 1 FROM action_group_depth_limits) THEN
     RETURN NULL;
   END IF;
-  WITH added AS (
-    -- Each grouped row of the statement with the limit of its type (else the
-    -- global one), and how many rows of the statement precede it in its group.
-    SELECT n.id, n.lock_id, n.group_key, lim.max_depth, lim.action_type AS limit_type,
-           row_number() OVER (PARTITION BY n.lock_id ORDER BY n.id) - 1 AS ahead_in_statement,
-           min(n.id) OVER (PARTITION BY n.lock_id) AS first_id
-    FROM added_rows AS n
+  WITH limits AS (
+    -- The limit of each type the statement inserted into a group: its own
+    -- row, else the global one (looked up once per type, not per row).
+    SELECT t.type, lim.max_depth, lim.action_type AS limit_type
+    FROM (SELECT DISTINCT n.type FROM added_rows AS n WHERE n.lock_id IS NOT NULL) AS t
     CROSS JOIN LATERAL (
       SELECT l.max_depth, l.action_type
       FROM action_group_depth_limits AS l
-      WHERE l.action_type = n.type OR l.action_type IS NULL
+      WHERE l.action_type = t.type OR l.action_type IS NULL
       ORDER BY l.action_type NULLS LAST
       LIMIT 1
     ) AS lim
+  ), added AS (
+    -- Each grouped row of the statement with its limit, and how many rows of
+    -- the statement precede it in its group.
+    SELECT n.id, n.lock_id, n.group_key, l.max_depth, l.limit_type,
+           row_number() OVER (PARTITION BY n.lock_id ORDER BY n.id) - 1 AS ahead_in_statement
+    FROM added_rows AS n
+    JOIN limits AS l ON l.type = n.type
     WHERE n.lock_id IS NOT NULL AND n.holds_group
   ), groups AS (
-    SELECT lock_id, first_id, max(max_depth) AS cap FROM added GROUP BY lock_id, first_id
+    SELECT lock_id, min(id) AS first_id, max(max_depth) AS cap FROM added GROUP BY lock_id
   ), held AS (
     -- The group's holding rows older than the statement, counted up to the
     -- largest limit any of its new rows meets.
