@@ -280,6 +280,7 @@ describe('dashboard in headless Chromium', () => {
     await row.waitFor();
     expect(await row.textContent()).toContain('browser test');
     expect(await activePauses()).toEqual([{ scope: 'group', lock_id: '810' }]);
+    await page.screenshot({ path: join(SHOTS, 'dashboard-operations.png'), fullPage: true });
 
     // One action into the paused group 810, one into 811: 811's runs (the worker claims), 810's never starts.
     const { body } = await api()

@@ -160,6 +160,7 @@ function Pauses({ generation, onDone }: { generation: number; onDone: () => void
   const items = pauses.data?.items ?? [];
   return (
     <div>
+      <h4>Active pauses</h4>
       <ErrorNotice error={pauses.error ?? error} />
       {items.length === 0 ? (
         <p data-testid="pauses-empty">Nothing is paused.</p>
