@@ -42,6 +42,17 @@ describe('ScheduleTicker timing (@nestjs/schedule)', () => {
     expect(rounds).toHaveLength(1);
   });
 
+  it('keeps a registry of its own when the app has none', async () => {
+    const t = new ScheduleTicker({} as Pool, { WORKER_ENABLED: true } as QueueSettings, new ActionHandlersRegistry());
+    const round = jest.spyOn(t, 'round').mockResolvedValue(SCHEDULE_POLL_INTERVAL_MS);
+    await t.onApplicationBootstrap();
+    await jest.advanceTimersByTimeAsync(2 * SCHEDULE_POLL_INTERVAL_MS);
+    expect(round).toHaveBeenCalledTimes(3);
+    await t.beforeApplicationShutdown();
+    await jest.advanceTimersByTimeAsync(2 * SCHEDULE_POLL_INTERVAL_MS);
+    expect(round).toHaveBeenCalledTimes(3);
+  });
+
   it('registers nothing on an instance without the worker', async () => {
     await ticker(false).onApplicationBootstrap();
     expect(scheduler.getIntervals()).toEqual([]);

@@ -1,4 +1,4 @@
-import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap, Optional } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import type { Pool, PoolClient } from 'pg';
 import { QueueSettings } from '../config/settings';
@@ -26,8 +26,8 @@ const BROKEN_SCHEDULE_RETRY_MS = 60_000;
 /**
  * The ticker's entries in Nest's SchedulerRegistry: the poll (an interval of
  * SCHEDULE_POLL_INTERVAL_MS) and the one-shot wake-up for a nearer tick. The
- * registry is shared with the embedding app (ScheduleModule is global), hence
- * the package prefix.
+ * registry is the app's when it has one (schedules.module.ts), hence the
+ * package prefix.
  */
 export const SCHEDULE_TICKER_POLL = 'ordered-action-queue:schedule-ticker:poll';
 /** See {@link SCHEDULE_TICKER_POLL}. */
@@ -58,13 +58,20 @@ export class ScheduleTicker implements OnApplicationBootstrap, BeforeApplication
   private readonly logger = new Logger(ScheduleTicker.name);
   private running: Promise<void> | null = null;
   private stopping = false;
+  private readonly scheduler: SchedulerRegistry;
 
+  /**
+   * @param appScheduler the app's SchedulerRegistry (ScheduleModule.forRoot()
+   *   in the app, as the service has); absent, the ticker keeps its own.
+   */
   constructor(
     @Inject(PG_POOL) private readonly pool: Pool,
     @Inject(SETTINGS) private readonly settings: QueueSettings,
     private readonly registry: ActionHandlersRegistry,
-    private readonly scheduler: SchedulerRegistry,
-  ) {}
+    @Optional() appScheduler?: SchedulerRegistry,
+  ) {
+    this.scheduler = appScheduler ?? new SchedulerRegistry();
+  }
 
   async onApplicationBootstrap(): Promise<void> {
     await this.writeCodeSchedules();
