@@ -52,6 +52,17 @@ TABLE action_group_keys (
   lock_id bigint NOT NULL
 );
 
+TABLE action_group_rate_limits (
+  lock_id bigint NOT NULL,
+  per_second double precision NOT NULL,
+  burst integer NOT NULL DEFAULT 1,
+  tokens double precision NOT NULL,
+  refilled_at timestamp with time zone NOT NULL DEFAULT clock_timestamp(),
+  held_id bigint,
+  held_until timestamp with time zone,
+  updated_at timestamp with time zone NOT NULL DEFAULT now()
+);
+
 TABLE action_groups (
   lock_id bigint NOT NULL,
   head_id bigint,
@@ -173,6 +184,10 @@ CONSTRAINT action_group_keys_lock_id_uq ON action_group_keys UNIQUE (lock_id);
 
 CONSTRAINT action_group_keys_pkey ON action_group_keys PRIMARY KEY (group_key);
 
+CONSTRAINT action_group_rate_limits_pkey ON action_group_rate_limits PRIMARY KEY (lock_id);
+
+CONSTRAINT action_group_rate_limits_valid ON action_group_rate_limits CHECK ((((per_second >= (0.001)::double precision) AND (per_second <= (100000)::double precision)) AND ((burst >= 1) AND (burst <= 100000))));
+
 CONSTRAINT action_groups_pkey ON action_groups PRIMARY KEY (lock_id);
 
 CONSTRAINT action_pauses_pkey ON action_pauses PRIMARY KEY (id);
@@ -266,6 +281,8 @@ CREATE UNIQUE INDEX action_group_depth_limits_scope_uq ON public.action_group_de
 CREATE UNIQUE INDEX action_group_keys_lock_id_uq ON public.action_group_keys USING btree (lock_id);
 
 CREATE UNIQUE INDEX action_group_keys_pkey ON public.action_group_keys USING btree (group_key);
+
+CREATE UNIQUE INDEX action_group_rate_limits_pkey ON public.action_group_rate_limits USING btree (lock_id);
 
 CREATE UNIQUE INDEX action_groups_pkey ON public.action_groups USING btree (lock_id);
 
@@ -693,6 +710,14 @@ DECLARE
   v_empty   text[];                                     -- ... and those whose bucket is empty
   v_trimmed timestamptz;                                -- ... the earliest head left for want of tokens
   v_all     bigint[];                                   -- ... the heads selected before the allowances
+  v_held    bigint[];                                   -- flow control: heads held back by their group's bucket
+  v_gnow    timestamptz;                                -- ... the time the group buckets are read at
+  v_gids    bigint[];                                   -- ... the selected heads that have a group
+  v_glocks  bigint[];                                   -- ... and their groups
+  -- flow control: how much of a held head's lateness its group's next token
+  -- makes up, in intervals (1 / per_second): its starts are then at least
+  -- 0.9 of an interval apart ("Rate limits per group" above).
+  c_group_carry CONSTANT double precision := 0.1;
   v_leased  aq_leased_action[];
   v_state   text[] := string_to_array(current_setting('aq.claim_frontier', true), '|');
   v_key     text;
@@ -729,8 +754,8 @@ BEGIN
     v_ids := ARRAY(
       SELECT a.id FROM actions AS a
       WHERE a.is_head AND a.status = 'pending' AND a.quarantined AND a.run_at <= now() AND a.type = ANY(v_types)
-        AND NOT EXISTS (SELECT 1 FROM action_pauses AS p -- flow control: paused groups
-                        WHERE p.scope = 'group' AND p.lock_id = a.lock_id AND (p.until IS NULL OR p.until > now()))
+        AND NOT EXISTS (SELECT 1 FROM action_pauses AS p -- flow control: paused groups (OFFSET 0: header)
+                        WHERE p.scope = 'group' AND p.lock_id = a.lock_id AND (p.until IS NULL OR p.until > now()) OFFSET 0)
       ORDER BY a.run_at, a.id
       LIMIT 1
       FOR UPDATE OF a SKIP LOCKED
@@ -760,8 +785,8 @@ BEGIN
         SELECT a.id, a.run_at FROM actions AS a
         WHERE a.is_head AND a.status = 'pending' AND NOT a.quarantined AND a.run_at <= now() AND a.run_at >= v_floor
           AND a.type = ANY(v_types)
-          AND NOT EXISTS (SELECT 1 FROM action_pauses AS p -- flow control: paused groups
-                          WHERE p.scope = 'group' AND p.lock_id = a.lock_id AND (p.until IS NULL OR p.until > now()))
+          AND NOT EXISTS (SELECT 1 FROM action_pauses AS p -- flow control: paused groups (OFFSET 0: header)
+                          WHERE p.scope = 'group' AND p.lock_id = a.lock_id AND (p.until IS NULL OR p.until > now()) OFFSET 0)
         ORDER BY a.run_at, a.id
         LIMIT p_limit
         FOR UPDATE OF a SKIP LOCKED
@@ -800,10 +825,59 @@ BEGIN
     v_floor := greatest(v_floor, least(CASE WHEN v_found < p_limit THEN now() ELSE v_first END, v_trimmed) - c_floor_slack);
     PERFORM set_config('aq.claim_frontier', concat_ws('|', v_key, v_floor::text, v_swept::text, v_cost::text, v_seen::text), false);
   END IF;
+  IF cardinality(v_ids) > 0 AND EXISTS (SELECT 1 FROM action_group_rate_limits) THEN
+    -- flow control: rate limits per group. A head with a token takes it now
+    -- (aq_lease_selected below leases every selected head: each is locked,
+    -- pending, due and of a type in p_types); one without is held back to
+    -- when its next token accrues. Bucket rows are locked after the heads,
+    -- as aq_set_group_rate_limit does.
+    -- The buckets are read by primary key (lock_id = ANY), whatever the
+    -- table's statistics say (as the pauses' OFFSET 0 above).
+    SELECT coalesce(array_agg(a.id), '{}'), coalesce(array_agg(a.lock_id), '{}') INTO v_gids, v_glocks
+    FROM actions AS a WHERE a.id = ANY(v_ids) AND a.lock_id IS NOT NULL;
+    v_gnow := clock_timestamp();
+    -- A head this bucket held back is taken as of the time its token fell
+    -- due (held_until, its run_at; the bucket held exactly one token then),
+    -- or c_group_carry of an interval before this claim if it came later:
+    -- the next token accrues from then, so a worker's wake-up latency does
+    -- not lower the group's rate ("Rate limits per group" above).
+    WITH r AS (
+      SELECT x.id, g.lock_id, s.level, s.at
+      FROM action_group_rate_limits AS g
+      JOIN unnest(v_gids, v_glocks) AS x(id, lock_id) ON x.lock_id = g.lock_id
+      CROSS JOIN LATERAL (
+        SELECT g.held_id = x.id AND g.held_until <= v_gnow AS held,
+               greatest(g.held_until, v_gnow - c_group_carry / g.per_second * interval '1 second') AS held_at
+      ) AS h
+      CROSS JOIN LATERAL (
+        SELECT CASE WHEN h.held THEN least(g.burst, 1 + extract(epoch FROM h.held_at - g.held_until) * g.per_second)
+                    ELSE least(g.burst, g.tokens + greatest(0, extract(epoch FROM v_gnow - g.refilled_at)) * g.per_second) END AS level,
+               CASE WHEN h.held THEN h.held_at ELSE v_gnow END AS at
+      ) AS s
+      WHERE g.lock_id = ANY(v_glocks)
+      FOR UPDATE OF g
+    ), b AS (
+      UPDATE action_group_rate_limits AS g
+      SET tokens      = CASE WHEN r.level >= 1 THEN r.level - 1 ELSE r.level END,
+          refilled_at = r.at,
+          held_id     = CASE WHEN r.level >= 1 THEN NULL ELSE r.id END,
+          held_until  = CASE WHEN r.level >= 1 THEN NULL ELSE r.at + (1 - r.level) / g.per_second * interval '1 second' END
+      FROM r
+      WHERE g.lock_id = r.lock_id
+      RETURNING g.held_id, g.held_until
+    ), h AS (
+      UPDATE actions AS a SET run_at = b.held_until FROM b WHERE a.id = b.held_id RETURNING a.id
+    )
+    SELECT coalesce(array_agg(h.id), '{}') INTO v_held FROM h;
+    IF cardinality(v_held) > 0 THEN
+      v_ids := ARRAY(SELECT x.id FROM unnest(v_ids) WITH ORDINALITY AS x(id, n) WHERE x.id <> ALL(v_held) ORDER BY x.n);
+    END IF;
+  END IF;
   IF cardinality(v_ids) = 0 THEN
     RETURN;
   END IF;
-  v_leased := ARRAY(SELECT l FROM aq_lease_actions(v_ids, p_worker, p_lease_ms, p_types, p_caps) AS l);
+  -- The heads were selected under row lock with every filter above: no re-check.
+  v_leased := ARRAY(SELECT l FROM aq_lease_selected(v_ids, p_worker, p_lease_ms, p_types, p_caps) AS l);
   -- flow control: pay for what was leased.
   UPDATE action_rate_limits AS b SET tokens = b.tokens - x.n
   FROM (SELECT l.type, count(*) AS n FROM unnest(v_leased) AS l GROUP BY l.type) AS x
@@ -1071,6 +1145,37 @@ AS $function$
 DECLARE
   v_types text[] := aq_flow_claimable_types(p_types); -- flow control: paused types and queue
 BEGIN
+  IF EXISTS (SELECT 1 FROM action_group_rate_limits) THEN
+    -- flow control: a rate-limited group's next head becomes a plain head
+    -- due now, not at its old run_at (its enqueue): a head due in the past
+    -- lies below the claims' floors and is found only by a sweep, which 023
+    -- spaces out (up to a second on a busy machine), and this group would
+    -- meet that at every action. Measured: gaps of 500-600 ms in a group
+    -- limited to 5/s before, on the shared 2-core machine.
+    UPDATE actions AS a SET run_at = now()
+    FROM action_group_rate_limits AS g
+    WHERE a.id = ANY(p_ids) AND g.lock_id = a.lock_id AND a.status = 'pending' AND a.run_at < now();
+  END IF;
+  IF cardinality(v_types) = 0 THEN
+    RETURN;
+  END IF;
+  RETURN QUERY SELECT * FROM aq_lease_selected(ARRAY(
+    SELECT a.id FROM actions AS a
+    WHERE a.id = ANY(p_ids)
+      AND a.type = ANY(v_types)
+      AND NOT EXISTS (SELECT 1 FROM action_pauses AS p -- flow control: paused groups (OFFSET 0: as in the claim)
+                      WHERE p.scope = 'group' AND p.lock_id = a.lock_id AND (p.until IS NULL OR p.until > now()) OFFSET 0)
+      AND NOT EXISTS (SELECT 1 FROM action_group_rate_limits AS g WHERE g.lock_id = a.lock_id OFFSET 0) -- flow control: limited groups
+  ), p_worker, p_lease_ms, p_types, p_caps);
+END $function$
+;
+
+CREATE OR REPLACE FUNCTION public.aq_lease_selected(p_ids bigint[], p_worker text, p_lease_ms integer, p_types text[], p_caps integer[])
+ RETURNS SETOF aq_leased_action
+ LANGUAGE plpgsql
+ SET search_path TO 'public'
+AS $function$
+BEGIN
   RETURN QUERY
   UPDATE actions AS a
   SET is_head            = true,
@@ -1084,11 +1189,8 @@ BEGIN
   FROM unnest(p_types, p_caps) AS t(type, cap)
   WHERE a.id = ANY(p_ids)
     AND a.type = t.type
-    AND t.type = ANY(v_types) -- flow control
     AND a.status = 'pending'
     AND a.run_at <= now()
-    AND NOT EXISTS (SELECT 1 FROM action_pauses AS p -- flow control: paused groups
-                    WHERE p.scope = 'group' AND p.lock_id = a.lock_id AND (p.until IS NULL OR p.until > now()))
   RETURNING a.id, a.lock_id, a.type, a.payload, a.attempts, a.charged_attempts, a.max_attempts,
             a.on_failure, a.run_at, a.created_at, a.idempotency_key, a.quarantined, a.lease_expires_at;
 END $function$
@@ -1298,6 +1400,18 @@ BEGIN
 END $function$
 ;
 
+CREATE OR REPLACE FUNCTION public.aq_release_group_hold(p_lock_id bigint)
+ RETURNS void
+ LANGUAGE sql
+ SET search_path TO 'public'
+AS $function$
+  UPDATE actions AS a SET run_at = now()
+  FROM action_group_rate_limits AS g
+  WHERE g.lock_id = p_lock_id AND a.id = g.held_id AND a.run_at = g.held_until
+    AND a.status = 'pending' AND a.is_head AND a.run_at > now()
+$function$
+;
+
 CREATE OR REPLACE FUNCTION public.aq_release_unknown_leases(p_worker text, p_held bigint[], p_granted_before timestamp with time zone)
  RETURNS TABLE(action_id bigint, attempt integer, worker_id text, status text, charged integer)
  LANGUAGE plpgsql
@@ -1427,6 +1541,57 @@ BEGIN
   UPDATE action_activity_rollup SET rolled_up_to = v_to WHERE id = 1;
   DELETE FROM action_activity WHERE bucket_start < now() - p_keep;
   RETURN v_to;
+END $function$
+;
+
+CREATE OR REPLACE FUNCTION public.aq_set_group_key_rate_limit(p_key text, p_per_second double precision, p_burst integer DEFAULT 1)
+ RETURNS action_group_rate_limits
+ LANGUAGE sql
+ SET search_path TO 'public'
+AS $function$
+  SELECT aq_set_group_rate_limit(
+    CASE WHEN p_per_second IS NULL THEN (SELECT k.lock_id FROM action_group_keys AS k WHERE k.group_key = p_key)
+         ELSE aq_intern_group_key(p_key) END,
+    p_per_second, p_burst)
+  WHERE p_per_second IS NOT NULL OR EXISTS (SELECT 1 FROM action_group_keys AS k WHERE k.group_key = p_key)
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.aq_set_group_rate_limit(p_lock_id bigint, p_per_second double precision, p_burst integer DEFAULT 1)
+ RETURNS action_group_rate_limits
+ LANGUAGE plpgsql
+ SET search_path TO 'public'
+AS $function$
+DECLARE
+  v_row action_group_rate_limits;
+BEGIN
+  IF p_lock_id IS NULL THEN
+    RAISE EXCEPTION 'actions: a group rate limit needs a lock id' USING ERRCODE = '22023';
+  END IF;
+  -- The group's pending head, then its bucket: the order a claim locks them
+  -- in (no deadlock), and a claim that is holding the head back has
+  -- committed before the next statement reads held_id / held_until.
+  PERFORM 1 FROM actions AS a
+  WHERE a.lock_id = p_lock_id AND a.holds_group AND a.lock_id IS NOT NULL AND a.is_head AND a.status = 'pending' FOR UPDATE;
+  PERFORM 1 FROM action_group_rate_limits AS g WHERE g.lock_id = p_lock_id FOR UPDATE;
+  PERFORM aq_release_group_hold(p_lock_id);
+  IF p_per_second IS NULL THEN
+    DELETE FROM action_group_rate_limits WHERE lock_id = p_lock_id;
+    RETURN NULL;
+  END IF;
+  INSERT INTO action_group_rate_limits AS g (lock_id, per_second, burst, tokens)
+  VALUES (p_lock_id, p_per_second, coalesce(p_burst, 1), coalesce(p_burst, 1))
+  ON CONFLICT (lock_id) DO UPDATE
+    SET per_second = excluded.per_second,
+        burst      = excluded.burst,
+        tokens     = least(g.tokens, excluded.burst),
+        held_id    = NULL,
+        held_until = NULL,
+        updated_at = now()
+  RETURNING * INTO v_row;
+  RETURN v_row;
+EXCEPTION WHEN check_violation THEN
+  RAISE EXCEPTION 'actions: invalid rate limit for group %: % per second, burst %', p_lock_id, p_per_second, p_burst USING ERRCODE = '22023';
 END $function$
 ;
 

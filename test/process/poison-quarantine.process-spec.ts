@@ -51,8 +51,14 @@ describe('poison detection', () => {
     const { rows: culprit } = await c.query(`SELECT status, attempts, charged_attempts, max_attempts FROM actions WHERE id = $1`, [poison]);
     expect(culprit[0]).toEqual({ status: 'failed', attempts: expect.any(Number), charged_attempts: 2, max_attempts: 2 });
     const executed = readExecutions(execLog).filter((e) => e.id === poison);
-    expect(executed.length).toBeGreaterThanOrEqual(2);
-    expect(executed.length).toBeLessThanOrEqual(3);
+    // An execution its own instance released (the instance stalled and fenced
+    // itself before the out-of-memory, as happens on a loaded machine) is no
+    // evidence against the action: only lost executions count toward the 3.
+    const outcomeOf = (attempt: number) => trace.find((t) => t.attempt === attempt)?.outcome;
+    const lost = executed.filter((e) => outcomeOf(e.attempt) !== 'released');
+    expect(lost.length).toBeGreaterThanOrEqual(2);
+    expect(lost.length).toBeLessThanOrEqual(3);
+    expect(executed.length - lost.length).toBeLessThanOrEqual(2);
     // An attempt that never started (leased while its instance waited to be alone, then that instance was
     // fenced by a stall of its own, as happens on a loaded machine) is released: recorded, never charged.
     const neverStarted = trace.filter((t) => !executed.some((e) => e.attempt === t.attempt));
@@ -63,6 +69,6 @@ describe('poison detection', () => {
     const { rows: rest } = await c.query(`SELECT status, charged_attempts FROM actions WHERE id = ANY($1::bigint[])`, [innocent.map((r) => r.id)]);
     expect(rest).toEqual(innocent.map(() => ({ status: 'done', charged_attempts: 0 })));
     // A third execution ran as a suspect, and its instance said so.
-    if (executed.length === 3) expect(supervisor.all.map((p) => p.output()).join('\n')).toContain(`Running suspect action ${poison}`);
+    if (lost.length === 3) expect(supervisor.all.map((p) => p.output()).join('\n')).toContain(`Running suspect action ${poison}`);
   });
 });
