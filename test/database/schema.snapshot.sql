@@ -400,6 +400,71 @@ BEGIN
 END $function$
 ;
 
+CREATE OR REPLACE FUNCTION public.aq_actions_after_insert_depth()
+ RETURNS trigger
+ LANGUAGE plpgsql
+ SET search_path TO 'public'
+AS $function$
+DECLARE
+  v_row record;
+BEGIN
+  -- No limit configured: nothing to count.
+  IF NOT EXISTS (SELECT 1 FROM action_group_depth_limits) THEN
+    RETURN NULL;
+  END IF;
+  WITH limits AS (
+    -- The limit of each type the statement inserted into a group: its own
+    -- row, else the global one (looked up once per type, not per row).
+    SELECT t.type, lim.max_depth, lim.action_type AS limit_type
+    FROM (SELECT DISTINCT n.type FROM added_rows AS n WHERE n.lock_id IS NOT NULL) AS t
+    CROSS JOIN LATERAL (
+      SELECT l.max_depth, l.action_type
+      FROM action_group_depth_limits AS l
+      WHERE l.action_type = t.type OR l.action_type IS NULL
+      ORDER BY l.action_type NULLS LAST
+      LIMIT 1
+    ) AS lim
+  ), added AS (
+    -- Each grouped row of the statement with its limit, and how many rows of
+    -- the statement precede it in its group.
+    SELECT n.id, n.lock_id, n.group_key, l.max_depth, l.limit_type,
+           row_number() OVER (PARTITION BY n.lock_id ORDER BY n.id) - 1 AS ahead_in_statement
+    FROM added_rows AS n
+    JOIN limits AS l ON l.type = n.type
+    WHERE n.lock_id IS NOT NULL AND n.holds_group
+  ), groups AS (
+    SELECT lock_id, min(id) AS first_id, max(max_depth) AS cap FROM added GROUP BY lock_id
+  ), held AS (
+    -- The group's holding rows older than the statement, counted up to the
+    -- largest limit any of its new rows meets.
+    SELECT g.lock_id, (
+      SELECT count(*) FROM (
+        SELECT 1 FROM actions AS a
+        WHERE a.lock_id = g.lock_id AND a.holds_group AND a.lock_id IS NOT NULL AND a.id < g.first_id
+        LIMIT g.cap
+      ) AS older
+    ) AS older_count
+    FROM groups AS g
+  )
+  SELECT a.id, a.lock_id, a.group_key, a.max_depth, a.limit_type
+  INTO v_row
+  FROM added AS a JOIN held AS h USING (lock_id)
+  WHERE h.older_count + a.ahead_in_statement >= a.max_depth
+  ORDER BY a.id
+  LIMIT 1;
+  IF FOUND THEN
+    -- The depth it met is at least the limit; like the count, the message stops at the limit.
+    RAISE EXCEPTION 'actions: group % already holds % unfinished actions, the max group depth (% limit: %)',
+      coalesce(quote_literal(v_row.group_key), v_row.lock_id::text), v_row.max_depth,
+      CASE WHEN v_row.limit_type IS NULL THEN 'global' ELSE format('type %L', v_row.limit_type) END, v_row.max_depth
+      USING ERRCODE = '53400',
+            CONSTRAINT = 'action_group_depth_limit',
+            HINT = 'Retry later, once the group has drained, or raise the limit: PUT /group-depth-limits/... or UPDATE action_group_depth_limits.';
+  END IF;
+  RETURN NULL;
+END $function$
+;
+
 CREATE OR REPLACE FUNCTION public.aq_actions_after_insert_head()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -554,46 +619,6 @@ BEGIN
   NEW.is_head := v_head IS NULL AND NOT EXISTS (
     SELECT 1 FROM actions WHERE lock_id = NEW.lock_id AND holds_group AND lock_id IS NOT NULL
   );
-  RETURN NEW;
-END $function$
-;
-
-CREATE OR REPLACE FUNCTION public.aq_actions_before_insert_depth()
- RETURNS trigger
- LANGUAGE plpgsql
- SET search_path TO 'public'
-AS $function$
-DECLARE
-  v_limit integer;
-  v_type  text;
-  v_depth integer;
-BEGIN
-  SELECT l.max_depth, l.action_type INTO v_limit, v_type
-  FROM action_group_depth_limits AS l
-  WHERE l.action_type = NEW.type OR l.action_type IS NULL
-  ORDER BY l.action_type NULLS LAST
-  LIMIT 1;
-  IF NOT FOUND THEN
-    RETURN NEW;
-  END IF;
-  -- A repeated idempotency key inserts nothing (ON CONFLICT DO NOTHING): the
-  -- producer gets its existing action, never a refusal.
-  IF NEW.idempotency_key IS NOT NULL AND EXISTS (SELECT 1 FROM actions WHERE idempotency_key = NEW.idempotency_key) THEN
-    RETURN NEW;
-  END IF;
-  SELECT count(*) INTO v_depth FROM (
-    SELECT 1 FROM actions
-    WHERE lock_id = NEW.lock_id AND holds_group AND lock_id IS NOT NULL
-    LIMIT v_limit
-  ) AS held;
-  IF v_depth >= v_limit THEN
-    RAISE EXCEPTION 'actions: group % already holds % unfinished actions, the max group depth (% limit: %)',
-      coalesce(quote_literal(NEW.group_key), NEW.lock_id::text), v_depth,
-      CASE WHEN v_type IS NULL THEN 'global' ELSE format('type %L', v_type) END, v_limit
-      USING ERRCODE = '53400',
-            CONSTRAINT = 'action_group_depth_limit',
-            HINT = 'Retry later, once the group has drained, or raise the limit: PUT /group-depth-limits/... or UPDATE action_group_depth_limits.';
-  END IF;
   RETURN NEW;
 END $function$
 ;
@@ -1655,6 +1680,8 @@ CREATE TRIGGER actions_after_cancel_request AFTER UPDATE OF cancel_requested_at 
 
 CREATE TRIGGER actions_after_delete_release AFTER DELETE ON public.actions REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION aq_actions_after_release();
 
+CREATE TRIGGER actions_after_insert_depth AFTER INSERT ON public.actions REFERENCING NEW TABLE AS added_rows FOR EACH STATEMENT EXECUTE FUNCTION aq_actions_after_insert_depth();
+
 CREATE TRIGGER actions_after_insert_head AFTER INSERT ON public.actions FOR EACH ROW WHEN ((new.is_head AND (new.lock_id IS NOT NULL))) EXECUTE FUNCTION aq_actions_after_insert_head();
 
 CREATE TRIGGER actions_after_insert_late_head AFTER INSERT ON public.actions FOR EACH ROW WHEN ((new.is_head AND (new.run_at < now()))) EXECUTE FUNCTION aq_note_late_head();
@@ -1676,8 +1703,6 @@ CREATE TRIGGER actions_before_delete BEFORE DELETE ON public.actions FOR EACH RO
 CREATE TRIGGER actions_before_group_key BEFORE INSERT ON public.actions FOR EACH ROW WHEN (((new.group_key IS NOT NULL) OR (new.lock_id <= '-9223090561878065153'::bigint))) EXECUTE FUNCTION aq_actions_before_group_key();
 
 CREATE TRIGGER actions_before_insert BEFORE INSERT ON public.actions FOR EACH ROW EXECUTE FUNCTION aq_actions_before_insert();
-
-CREATE TRIGGER actions_before_insert_depth BEFORE INSERT ON public.actions FOR EACH ROW WHEN ((new.lock_id IS NOT NULL)) EXECUTE FUNCTION aq_actions_before_insert_depth();
 
 CREATE TRIGGER actions_before_truncate BEFORE TRUNCATE ON public.actions FOR EACH STATEMENT EXECUTE FUNCTION aq_actions_before_truncate();
 
