@@ -6,7 +6,7 @@ import { ActionGroup } from '../data-model/action-group.entity';
 import { ActionGroupKey } from '../data-model/action-group-key.entity';
 import { QUEUE_APPLICATION_NAME } from '../release/release-version';
 import { MIGRATIONS } from './migrations';
-import { DEFAULT_PLACEMENT, pinsSearchPath, QueuePlacement, searchPathPinningClient } from './queue-schema';
+import { DEFAULT_PLACEMENT, pinsSearchPath, QueuePlacement, queuePoolClient } from './queue-schema';
 
 /** Every entity of the service. */
 export const ENTITIES = [Action, ActionAttempt, ActionGroup, ActionGroupKey, ActionActivity, ActionActivityRollup];
@@ -42,8 +42,9 @@ export function buildDataSourceOptions(url: string, poolSize = 10, placement: Qu
       // Fail fast rather than queue forever when the database is away.
       connectionTimeoutMillis: 5_000,
       application_name: QUEUE_APPLICATION_NAME,
-      // Each connection pinned to the queue's schema as it connects (queue-schema.ts).
-      ...(pinsSearchPath(placement) ? { Client: searchPathPinningClient(placement.schema) } : {}),
+      // Each connection pinned to the queue's schema as it connects, and never
+      // an unhandled 'error' event when its backend dies (queue-schema.ts).
+      Client: queuePoolClient(pinsSearchPath(placement) ? placement.schema : null),
     },
   };
 }

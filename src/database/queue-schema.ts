@@ -48,24 +48,34 @@ export async function pinSearchPath(client: Pick<Client, 'query'>, placement: Qu
 }
 
 /**
- * A node-postgres `Client` class that pins its session to `schema` as part
- * of connecting, for a pool's `Client` option: the pool hands out a
- * connection only once pinned, the first one (TypeORM's start-up queries)
- * included.
+ * The node-postgres `Client` class of the queue's pool (its `Client` option).
  *
- * @param schema the queue's schema.
+ * - With a `schema`, it pins the session to it as part of connecting: the
+ *   pool hands out a connection only once pinned, the first one (TypeORM's
+ *   start-up queries) included. `null` behind a transaction pooler.
+ * - Every client listens for `error` for its whole life. node-postgres
+ *   reports a connection that dies while no statement runs as an `error`
+ *   event, and pg-pool listens only while the client is idle in the pool: a
+ *   client checked out between two statements of a transaction (retention,
+ *   bulk operations, the schedule ticker, the health check) would otherwise
+ *   crash the process with an unhandled `error` event when its backend is
+ *   terminated (a failover, `pg_terminate_backend`). The death then shows as
+ *   the next statement's error, and the caller releases the client as broken.
+ *
+ * @param schema the queue's schema to pin, or null to pin nothing.
  */
-export function searchPathPinningClient(schema: string): typeof Client {
-  return class SearchPathPinningClient extends Client {
+export function queuePoolClient(schema: string | null): typeof Client {
+  return class QueuePoolClient extends Client {
     constructor(config?: string | ClientConfig) {
       super(config);
+      this.on('error', () => undefined);
     }
 
     override connect(): Promise<Client>;
     override connect(callback: ((err: Error) => void) | ((err: null, c: Client) => void)): void;
     override connect(callback?: ((err: Error) => void) | ((err: null, c: Client) => void)): Promise<Client> | void {
       const connected = super.connect().then(async () => {
-        await this.query(PIN_SEARCH_PATH_SQL, [schema]);
+        if (schema !== null) await this.query(PIN_SEARCH_PATH_SQL, [schema]);
         return this as Client;
       });
       if (!callback) return connected;

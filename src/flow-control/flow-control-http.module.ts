@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { DrainController } from './drain.controller';
 import { DrainService } from './drain.service';
+import { GroupRateLimitsService } from './group-rate-limits.service';
 import { PausesController } from './pauses.controller';
 import { PausesService } from './pauses.service';
 import { RateLimitsController } from './rate-limits.controller';
@@ -9,6 +10,6 @@ import { RateLimitsService } from './rate-limits.service';
 /** The REST routes of flow control: pauses (`/pauses`), the drain (`/queue/drain`) and rate limits (`/rate-limits`); mounted with the action routes. */
 @Module({
   controllers: [PausesController, DrainController, RateLimitsController],
-  providers: [PausesService, DrainService, RateLimitsService],
+  providers: [PausesService, DrainService, RateLimitsService, GroupRateLimitsService],
 })
 export class FlowControlHttpModule {}

@@ -32,7 +32,8 @@ export class RetentionService implements OnApplicationBootstrap, BeforeApplicati
   private readonly logger = new Logger(RetentionService.name);
   private running: Promise<number> | null = null;
   private stopping = false;
-  // A plain timer, not @nestjs/schedule: an app embedding the queue keeps its own scheduler to itself.
+  // Its own timer, not the SchedulerRegistry the schedule ticker uses: a firing during a run joins it
+  // (purge()), and shutdown awaits that run here; the registry would add a shared name and nothing else.
   private timer: NodeJS.Timeout | undefined;
 
   constructor(

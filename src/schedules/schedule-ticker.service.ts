@@ -1,4 +1,5 @@
-import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap, Optional } from '@nestjs/common';
+import { SchedulerRegistry } from '@nestjs/schedule';
 import type { Pool, PoolClient } from 'pg';
 import { QueueSettings } from '../config/settings';
 import { SETTINGS } from '../config/settings.token';
@@ -23,40 +24,71 @@ import {
 const BROKEN_SCHEDULE_RETRY_MS = 60_000;
 
 /**
+ * The ticker's entries in Nest's SchedulerRegistry: the poll (an interval of
+ * SCHEDULE_POLL_INTERVAL_MS) and the one-shot wake-up for a nearer tick. The
+ * registry is the app's when it has one (schedules.module.ts), hence the
+ * package prefix.
+ */
+export const SCHEDULE_TICKER_POLL = 'ordered-action-queue:schedule-ticker:poll';
+/** See {@link SCHEDULE_TICKER_POLL}. */
+export const SCHEDULE_TICKER_WAKE = 'ordered-action-queue:schedule-ticker:wake';
+
+/**
  * Enqueues the due ticks of every recurring action (src/database/sql/036-recurring-actions.up.sql).
  * On start-up it writes the schedules handlers declare (`recurring` option);
  * then, never overlapping itself, it takes one due schedule at a time
  * (FOR UPDATE SKIP LOCKED, so instances share the work), plans its ticks
  * (schedule-plan.ts, the catch-up policy) and, in the same transaction,
  * claims each tick's primary key and inserts its action: a tick has exactly
- * one action across every instance. It sleeps until the nearest tick, at
- * most SCHEDULE_POLL_INTERVAL_MS, so a schedule created elsewhere is seen
- * within that time. A plain timer, not @nestjs/schedule: an app embedding
- * the queue keeps its own scheduler to itself; the cron arithmetic is the
- * `cron` package's, which @nestjs/schedule uses too.
+ * one action across every instance, however the instances' timers fire.
+ *
+ * Timing is @nestjs/schedule's; the database keeps the once-per-tick
+ * guarantee. An interval of SCHEDULE_POLL_INTERVAL_MS in the
+ * SchedulerRegistry sees a schedule created elsewhere within that time; a
+ * one-shot timeout in the registry, set when a round finds the nearest tick
+ * sooner, enqueues that tick on time. The registry's timers never wait for a
+ * callback to settle (neither does @Interval), so a firing while a round runs
+ * is skipped: rounds never overlap. Not one CronJob per schedule: schedules
+ * are rows that any instance or SQL may change, and the database already
+ * says which is due. The cron arithmetic is the `cron` package's, the one
+ * @nestjs/schedule uses.
  */
 @Injectable()
 export class ScheduleTicker implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(ScheduleTicker.name);
-  private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | null = null;
   private stopping = false;
+  private readonly scheduler: SchedulerRegistry;
 
+  /**
+   * @param appScheduler the app's SchedulerRegistry (ScheduleModule.forRoot()
+   *   in the app, as the service has); absent, the ticker keeps its own.
+   */
   constructor(
     @Inject(PG_POOL) private readonly pool: Pool,
     @Inject(SETTINGS) private readonly settings: QueueSettings,
     private readonly registry: ActionHandlersRegistry,
-  ) {}
+    @Optional() appScheduler?: SchedulerRegistry,
+  ) {
+    this.scheduler = appScheduler ?? new SchedulerRegistry();
+  }
 
   async onApplicationBootstrap(): Promise<void> {
     await this.writeCodeSchedules();
     // Like the reaper and retention: background work of the worker instances only.
-    if (this.settings.WORKER_ENABLED) this.wakeIn(0);
+    if (!this.settings.WORKER_ENABLED) return;
+    this.scheduler.addInterval(
+      SCHEDULE_TICKER_POLL,
+      setInterval(() => this.tick(), SCHEDULE_POLL_INTERVAL_MS),
+    );
+    this.tick();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
     this.stopping = true;
-    clearTimeout(this.timer);
+    // ScheduleModule clears its entries at shutdown too, in an order of its own: either may go first.
+    if (this.scheduler.doesExist('interval', SCHEDULE_TICKER_POLL)) this.scheduler.deleteInterval(SCHEDULE_TICKER_POLL);
+    this.cancelWake();
     await this.running;
   }
 
@@ -79,20 +111,28 @@ export class ScheduleTicker implements OnApplicationBootstrap, BeforeApplication
     }
   }
 
-  private wakeIn(ms: number): void {
-    if (this.stopping) return;
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.running = this.round()
-        .catch((error: unknown) => {
-          this.logger.warn(`recurring actions: round failed, retried at the next poll: ${(error as Error).message}`);
-          return SCHEDULE_POLL_INTERVAL_MS;
-        })
-        .then((next) => {
-          this.running = null;
-          this.wakeIn(next);
-        });
-    }, ms);
+  /** Starts a round unless one is running (it then decides the next wake-up itself) or the service stops. */
+  private tick(): void {
+    if (this.running || this.stopping) return;
+    this.cancelWake();
+    this.running = this.round()
+      .catch((error: unknown) => {
+        this.logger.warn(`recurring actions: round failed, retried at the next poll: ${(error as Error).message}`);
+        return SCHEDULE_POLL_INTERVAL_MS;
+      })
+      .then((next) => {
+        this.running = null;
+        // The poll comes within SCHEDULE_POLL_INTERVAL_MS anyway; a nearer tick gets its own wake-up.
+        if (next < SCHEDULE_POLL_INTERVAL_MS && !this.stopping)
+          this.scheduler.addTimeout(
+            SCHEDULE_TICKER_WAKE,
+            setTimeout(() => this.tick(), next),
+          );
+      });
+  }
+
+  private cancelWake(): void {
+    if (this.scheduler.doesExist('timeout', SCHEDULE_TICKER_WAKE)) this.scheduler.deleteTimeout(SCHEDULE_TICKER_WAKE);
   }
 
   /** Handles due schedules; returns the ms until the next round. */

@@ -1,4 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { ScheduleModule } from '@nestjs/schedule';
 import { DataSource, EntityManager } from 'typeorm';
 import { actionQueueModuleOfService } from '../action-queue/action-queue.module';
 import { loadSettings, ServiceSettings } from '../config/settings';
@@ -11,7 +12,7 @@ import { LoggingModule } from './logging/logging.module';
 export interface AppModuleOptions {
   databaseUrl: string;
   settings?: ServiceSettings;
-  /** Extra modules, e.g. ones that register handlers. */
+  /** Extra modules, e.g. ones that register handlers; ScheduleModule.forRoot() is already in (do not import it again). */
   imports?: DynamicModule['imports'];
 }
 
@@ -19,7 +20,9 @@ export interface AppModuleOptions {
  * The root module of the service (the service starter's): the queue module
  * with every setting from the environment and all its routes (the action
  * routes unless API_ENABLED=false; health and metrics always), plus what a
- * whole service owns: structured logging and
+ * whole service owns: structured logging, Nest's scheduler
+ * (ScheduleModule.forRoot(), which times the recurring actions: modules given
+ * in `imports` use it and must not import it again) and
  * the queue's DataSource as the app's (TypeORM's `DataSource` and
  * `EntityManager` tokens), as when the service opened it through TypeOrmModule.
  */
@@ -32,6 +35,7 @@ export class AppModule {
       global: true,
       imports: [
         LoggingModule.forRoot(settings),
+        ScheduleModule.forRoot(),
         // Validated once (loadSettings): used as they are, not validated again as module options.
         actionQueueModuleOfService(settings, options.databaseUrl),
         ...(dashboardServed(settings) ? [DashboardModule.at(DASHBOARD_PATH)] : []),

@@ -7,6 +7,7 @@ interface PlanNode {
   'Index Name'?: string;
   'Relation Name'?: string;
   'Actual Rows'?: number;
+  'Parent Relationship'?: string;
   'Shared Hit Blocks'?: number;
   'Shared Read Blocks'?: number;
   Plans?: PlanNode[];
@@ -79,11 +80,15 @@ describe('the claim statement with a deep group', () => {
       expect(Math.max(...scans.map((s) => s['Actual Rows'] ?? 0))).toBeLessThanOrEqual(8);
       // Buffers: reading the claimable index takes a few pages and selecting the
       // batch a few more, independent of the 50 000-deep group. (The lease,
-      // aq_lease_actions, updates the 8 rows by primary key.)
+      // aq_lease_selected, updates the 8 rows by primary key.) The paused-group
+      // probe is a SubPlan in the index scan's filter (031, OFFSET 0): its
+      // buffers (one probe of action_pauses_group_key per head) count in that
+      // node, so they are taken out of the index's own.
       const buffers = (n: PlanNode) => (n['Shared Hit Blocks'] ?? 0) + (n['Shared Read Blocks'] ?? 0);
       const indexScan = scans.find((n) => n['Index Name'] === 'actions_claimable_idx')!;
+      const subPlans = (indexScan.Plans ?? []).filter((n) => n['Parent Relationship'] === 'SubPlan');
       const selection = all.find((n) => n['Node Type'] === 'Limit')!;
-      expect(buffers(indexScan)).toBeLessThanOrEqual(10);
+      expect(buffers(indexScan) - subPlans.reduce((sum, n) => sum + buffers(n), 0)).toBeLessThanOrEqual(10);
       expect(buffers(selection)).toBeLessThanOrEqual(40);
       expect(buffers(plan)).toBeLessThan(400);
       expect(executionMs).toBeLessThan(100);

@@ -1,5 +1,6 @@
 import { Body, Controller, Injectable, INestApplication, LoggerService, Module, Post, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { Interval, ScheduleModule, SchedulerRegistry } from '@nestjs/schedule';
 import { InjectDataSource, TypeOrmModule } from '@nestjs/typeorm';
 import { IsInt } from 'class-validator';
 import { Client } from 'pg';
@@ -7,6 +8,7 @@ import request from 'supertest';
 import { Column, DataSource, Entity, PrimaryColumn } from 'typeorm';
 import { ActionContext, ActionHandler, ActionHandlerHost, ActionQueueModule, ActionQueueModuleRootOptions, ActionQueue, QueuedAction } from '../../src';
 import { SETTINGS } from '../../src/config/settings.token';
+import { SCHEDULE_TICKER_POLL } from '../../src/schedules/schedule-ticker.service';
 import { QUEUE_DATA_SOURCE } from '../../src/database/queue-data-source.token';
 import { databaseUrlOf } from '../../src/database/queue-database';
 import { connect, createEmptyTestDatabase, TestDatabase, waitFor } from '../support';
@@ -75,6 +77,17 @@ class PingHandler extends ActionHandlerHost {
 @Module({ providers: [PingHandler] })
 class PingModule {}
 
+/** The host's own timer, on the host's own scheduler (ScheduleModule.forRoot() in the host). */
+@Injectable()
+class HostTimer {
+  calls = 0;
+
+  @Interval('host-timer', 100)
+  tick() {
+    this.calls++;
+  }
+}
+
 /** Collects what the app's logger receives. */
 class CapturingLogger implements LoggerService {
   readonly lines: string[] = [];
@@ -120,7 +133,9 @@ describe('ActionQueueModule embedded in an existing Nest app', () => {
             routes: { prefix: 'queue', health: true, docs: true },
           }),
           BillingModule,
+          ScheduleModule.forRoot(),
         ],
+        providers: [HostTimer],
       })
       class HostAppModule {}
       logger = new CapturingLogger();
@@ -130,6 +145,16 @@ describe('ActionQueueModule embedded in an existing Nest app', () => {
     });
     afterAll(async () => {
       await app?.close();
+    });
+
+    it("runs the host's own @Interval once, not once per scheduler (the queue adds none), and times its ticker on the host's registry", async () => {
+      const timer = app.get(HostTimer);
+      const registry = app.get(SchedulerRegistry);
+      expect(registry.getIntervals()).toEqual(expect.arrayContaining(['host-timer', SCHEDULE_TICKER_POLL]));
+      const [calls, since] = [timer.calls, Date.now()];
+      await waitFor(() => Promise.resolve(timer.calls - calls >= 5), 5_000, 20);
+      // Timers never fire early: a second scheduler would call it about twice per 100 ms.
+      expect(timer.calls - calls).toBeLessThanOrEqual(Math.floor((Date.now() - since) / 100) + 2);
     });
 
     it("finds the host's handler in the host's module, with the host's providers injected, and logs through the host's logger", async () => {

@@ -4,7 +4,8 @@ import { MisbehavingHandlersModule } from '../fixtures/misbehaving-handlers';
 import { checkTrace, formatTraceReport, insertAction, sleep, waitFor, withTestApp } from '../support';
 
 /**
- * Flow control in one instance (src/database/sql/030-flow-control.up.sql,
+ * Flow control in one instance (src/database/sql/030-flow-control.up.sql and
+ * 031-rate-limits.up.sql, where the claim and the hand-off obey it;
  * src/flow-control/): pauses by group, key, type and queue through SQL and
  * REST, the drain, `paused` in /stats, and a handler's back-off. The
  * three-instance version is test/process/flow-control.process-spec.ts.

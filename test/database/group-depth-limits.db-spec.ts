@@ -7,9 +7,10 @@ import { backendPid, waitForLockWaiters, withTestApp } from '../support';
  * 429 on REST (single and batch, all or nothing) and SQLSTATE 53400 on SQL,
  * also when two producers race at N-1.
  *
- * Seen to fail against a deliberately broken build: the trigger renamed
- * `actions_before_depth` (it then fires before 004's group lock, and the race
- * test lets both inserts through: depth 3 of 2).
+ * Seen to fail against a deliberately broken build: the statement trigger's
+ * function declared STABLE (its count then uses the insert statement's
+ * snapshot, taken before the rival's commit, and the race test lets both
+ * inserts through).
  */
 describe('maximum group depth', () => {
   const t = withTestApp('group_depth', { env: { WORKER_ENABLED: 'false' } });
@@ -90,6 +91,32 @@ describe('maximum group depth', () => {
     await t.pg.query(`INSERT INTO actions (lock_id, type, idempotency_key) VALUES (9301, 'instance.create', 'depth-key')`);
     const again = await request(t.url).post('/actions').send({ type: 'instance.create', lockId: '9301', idempotencyKey: 'depth-key' });
     expect(again.status).toBe(200);
+  });
+
+  it("checks each row of one SQL statement against its own type's limit, counting the rows ahead of it in the statement and the older ones", async () => {
+    await t.pg.query(`INSERT INTO action_group_depth_limits (action_type, max_depth) VALUES (NULL, 4), ('instance.update', 2)`);
+    await t.pg.query(`INSERT INTO actions (lock_id, type) VALUES (9501, 'instance.create')`);
+    // An update meets depth 1 (< 2), the creates 2 and 3 (< 4): all in.
+    await t.pg.query(`INSERT INTO actions (lock_id, type) VALUES (9501, 'instance.update'), (9501, 'instance.create'), (9501, 'instance.create')`);
+    // Depth 4 now: a create meets the global limit; an update its own, lower one; nothing of the statement is written.
+    await expect(t.pg.query(`INSERT INTO actions (lock_id, type) VALUES (9502, 'instance.create'), (9501, 'instance.update')`)).rejects.toMatchObject({
+      code: '53400',
+      message: expect.stringContaining(`group 9501 already holds 2 unfinished actions, the max group depth (type 'instance.update' limit: 2)`),
+    });
+    await expect(t.pg.query(`INSERT INTO actions (lock_id, type) VALUES (9501, 'instance.create')`)).rejects.toMatchObject({
+      message: expect.stringContaining('(global limit: 4)'),
+    });
+    expect((await t.pg.query(`SELECT 1 FROM actions WHERE lock_id = 9502`)).rowCount).toBe(0);
+    // In one statement into a fresh group: the third update meets depth 2, the first row that fails names it.
+    await expect(t.pg.query(`INSERT INTO actions (lock_id, type) SELECT 9503, 'instance.update' FROM generate_series(1, 3)`)).rejects.toMatchObject({
+      code: '53400',
+      message: expect.stringContaining('group 9503 already holds 2'),
+    });
+    // An ON CONFLICT DO NOTHING that inserts nothing is never refused, even at the limit.
+    await t.pg.query(`INSERT INTO actions (lock_id, type, idempotency_key) VALUES (9504, 'instance.update', 'k1'), (9504, 'instance.update', 'k2')`);
+    await t.pg.query(
+      `INSERT INTO actions (lock_id, type, idempotency_key) VALUES (9504, 'instance.update', 'k1'), (9504, 'instance.update', 'k2') ON CONFLICT DO NOTHING`,
+    );
   });
 
   it('lets exactly one of two producers racing at N-1 through', async () => {

@@ -52,6 +52,17 @@ TABLE action_group_keys (
   lock_id bigint NOT NULL
 );
 
+TABLE action_group_rate_limits (
+  lock_id bigint NOT NULL,
+  per_second double precision NOT NULL,
+  burst integer NOT NULL DEFAULT 1,
+  tokens double precision NOT NULL,
+  refilled_at timestamp with time zone NOT NULL DEFAULT clock_timestamp(),
+  held_id bigint,
+  held_until timestamp with time zone,
+  updated_at timestamp with time zone NOT NULL DEFAULT now()
+);
+
 TABLE action_groups (
   lock_id bigint NOT NULL,
   head_id bigint,
@@ -173,6 +184,10 @@ CONSTRAINT action_group_keys_lock_id_uq ON action_group_keys UNIQUE (lock_id);
 
 CONSTRAINT action_group_keys_pkey ON action_group_keys PRIMARY KEY (group_key);
 
+CONSTRAINT action_group_rate_limits_pkey ON action_group_rate_limits PRIMARY KEY (lock_id);
+
+CONSTRAINT action_group_rate_limits_valid ON action_group_rate_limits CHECK ((((per_second >= (0.001)::double precision) AND (per_second <= (100000)::double precision)) AND ((burst >= 1) AND (burst <= 100000))));
+
 CONSTRAINT action_groups_pkey ON action_groups PRIMARY KEY (lock_id);
 
 CONSTRAINT action_pauses_pkey ON action_pauses PRIMARY KEY (id);
@@ -267,6 +282,8 @@ CREATE UNIQUE INDEX action_group_keys_lock_id_uq ON public.action_group_keys USI
 
 CREATE UNIQUE INDEX action_group_keys_pkey ON public.action_group_keys USING btree (group_key);
 
+CREATE UNIQUE INDEX action_group_rate_limits_pkey ON public.action_group_rate_limits USING btree (lock_id);
+
 CREATE UNIQUE INDEX action_groups_pkey ON public.action_groups USING btree (lock_id);
 
 CREATE UNIQUE INDEX action_pauses_group_key ON public.action_pauses USING btree (lock_id) WHERE (scope = 'group'::text);
@@ -293,15 +310,19 @@ TYPE aq_leased_action AS (id bigint, lock_id bigint, type text, payload jsonb, a
 
 CREATE OR REPLACE FUNCTION public.aq_act_for_worker(p_worker text, p_lease_ms integer, p_types text[], p_caps integer[])
  RETURNS void
- LANGUAGE sql
+ LANGUAGE plpgsql
  SET search_path TO 'public'
 AS $function$
-  SELECT set_config('aq.worker', p_worker, true),
-         set_config('aq.handoff_lease_ms', p_lease_ms::text, true),
-         set_config('aq.handoff_types', u.types::text, true), -- flow control: rate-limited types left out
-         set_config('aq.handoff_caps', u.caps::text, true)
-  FROM aq_flow_unlimited_types(p_types, p_caps) AS u
-$function$
+DECLARE
+  v_types text[];
+  v_caps  int[];
+BEGIN
+  SELECT u.types, u.caps INTO v_types, v_caps FROM aq_flow_unlimited_types(p_types, p_caps) AS u; -- flow control: rate-limited types left out
+  PERFORM set_config('aq.worker', p_worker, true),
+          set_config('aq.handoff_lease_ms', p_lease_ms::text, true),
+          set_config('aq.handoff_types', v_types::text, true),
+          set_config('aq.handoff_caps', v_caps::text, true);
+END $function$
 ;
 
 CREATE OR REPLACE FUNCTION public.aq_action_attempts_before_insert_cancelled()
@@ -375,6 +396,72 @@ CREATE OR REPLACE FUNCTION public.aq_actions_after_cancel_request()
 AS $function$
 BEGIN
   PERFORM pg_notify('actions_cancel', NEW.id::text);
+  RETURN NULL;
+END $function$
+;
+
+CREATE OR REPLACE FUNCTION public.aq_actions_after_insert_depth()
+ RETURNS trigger
+ LANGUAGE plpgsql
+ SET search_path TO 'public'
+AS $function$
+DECLARE
+  v_row record;
+BEGIN
+  -- No limit configured: nothing to count.
+  IF NOT EXISTS (SELECT 1 FROM action_group_depth_limits) THEN
+    RETURN NULL;
+  END IF;
+  WITH limits AS (
+    -- The limit of each type the statement inserted into a group: its own
+    -- row, else the global one (looked up once per type, not per row).
+    SELECT t.type, lim.max_depth, lim.action_type AS limit_type
+    FROM (SELECT DISTINCT n.type FROM added_rows AS n WHERE n.lock_id IS NOT NULL) AS t
+    CROSS JOIN LATERAL (
+      SELECT l.max_depth, l.action_type
+      FROM action_group_depth_limits AS l
+      WHERE l.action_type = t.type OR l.action_type IS NULL
+      ORDER BY l.action_type NULLS LAST
+      LIMIT 1
+    ) AS lim
+  ), added AS (
+    -- Each grouped row of the statement with its limit, and how many rows of
+    -- the statement precede it in its group.
+    SELECT n.id, n.lock_id, n.group_key, l.max_depth, l.limit_type,
+           row_number() OVER (PARTITION BY n.lock_id ORDER BY n.id) - 1 AS ahead_in_statement
+    FROM added_rows AS n
+    JOIN limits AS l ON l.type = n.type
+    WHERE n.lock_id IS NOT NULL AND n.holds_group
+  ), groups AS (
+    SELECT lock_id, min(id) AS first_id, max(max_depth) AS cap FROM added GROUP BY lock_id
+  ), held AS (
+    -- The group's holding rows older than the statement, counted up to the
+    -- largest limit any of its new rows meets.
+    SELECT g.lock_id, (
+      SELECT count(*) FROM (
+        SELECT 1 FROM actions AS a
+        WHERE a.lock_id = g.lock_id AND a.holds_group AND a.lock_id IS NOT NULL AND a.id < g.first_id
+        LIMIT g.cap
+      ) AS older
+    ) AS older_count
+    FROM groups AS g
+  )
+  SELECT a.id, a.lock_id, a.group_key, a.max_depth, a.limit_type, h.older_count + a.ahead_in_statement + 1 AS would_hold
+  INTO v_row
+  FROM added AS a JOIN held AS h USING (lock_id)
+  WHERE h.older_count + a.ahead_in_statement >= a.max_depth
+  ORDER BY a.id
+  LIMIT 1;
+  IF FOUND THEN
+    -- What the group would hold with this row (the rows ahead of it in the statement
+    -- count): exact unless the older rows reached the count's cap (mixed limits), then a lower bound.
+    RAISE EXCEPTION 'actions: group % would hold % unfinished actions, over the max group depth (% limit: %)',
+      coalesce(quote_literal(v_row.group_key), v_row.lock_id::text), v_row.would_hold,
+      CASE WHEN v_row.limit_type IS NULL THEN 'global' ELSE format('type %L', v_row.limit_type) END, v_row.max_depth
+      USING ERRCODE = '53400',
+            CONSTRAINT = 'action_group_depth_limit',
+            HINT = 'Retry later, once the group has drained, or raise the limit: PUT /group-depth-limits/... or UPDATE action_group_depth_limits.';
+  END IF;
   RETURN NULL;
 END $function$
 ;
@@ -537,46 +624,6 @@ BEGIN
 END $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.aq_actions_before_insert_depth()
- RETURNS trigger
- LANGUAGE plpgsql
- SET search_path TO 'public'
-AS $function$
-DECLARE
-  v_limit integer;
-  v_type  text;
-  v_depth integer;
-BEGIN
-  SELECT l.max_depth, l.action_type INTO v_limit, v_type
-  FROM action_group_depth_limits AS l
-  WHERE l.action_type = NEW.type OR l.action_type IS NULL
-  ORDER BY l.action_type NULLS LAST
-  LIMIT 1;
-  IF NOT FOUND THEN
-    RETURN NEW;
-  END IF;
-  -- A repeated idempotency key inserts nothing (ON CONFLICT DO NOTHING): the
-  -- producer gets its existing action, never a refusal.
-  IF NEW.idempotency_key IS NOT NULL AND EXISTS (SELECT 1 FROM actions WHERE idempotency_key = NEW.idempotency_key) THEN
-    RETURN NEW;
-  END IF;
-  SELECT count(*) INTO v_depth FROM (
-    SELECT 1 FROM actions
-    WHERE lock_id = NEW.lock_id AND holds_group AND lock_id IS NOT NULL
-    LIMIT v_limit
-  ) AS held;
-  IF v_depth >= v_limit THEN
-    RAISE EXCEPTION 'actions: group % would hold % unfinished actions, over the max group depth (% limit: %)',
-      coalesce(quote_literal(NEW.group_key), NEW.lock_id::text), v_depth + 1,
-      CASE WHEN v_type IS NULL THEN 'global' ELSE format('type %L', v_type) END, v_limit
-      USING ERRCODE = '53400',
-            CONSTRAINT = 'action_group_depth_limit',
-            HINT = 'Retry later, once the group has drained, or raise the limit: PUT /group-depth-limits/... or UPDATE action_group_depth_limits.';
-  END IF;
-  RETURN NEW;
-END $function$
-;
-
 CREATE OR REPLACE FUNCTION public.aq_actions_before_truncate()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -653,6 +700,7 @@ CREATE OR REPLACE FUNCTION public.aq_claim_actions(p_worker text, p_types text[]
  SET plan_cache_mode TO 'force_generic_plan'
  SET enable_seqscan TO 'off'
  SET enable_bitmapscan TO 'off'
+ SET jit TO 'off'
  SET search_path TO 'public'
 AS $function$
 DECLARE
@@ -668,6 +716,14 @@ DECLARE
   v_empty   text[];                                     -- ... and those whose bucket is empty
   v_trimmed timestamptz;                                -- ... the earliest head left for want of tokens
   v_all     bigint[];                                   -- ... the heads selected before the allowances
+  v_held    bigint[];                                   -- flow control: heads held back by their group's bucket
+  v_gnow    timestamptz;                                -- ... the time the group buckets are read at
+  v_gids    bigint[];                                   -- ... the selected heads that have a group
+  v_glocks  bigint[];                                   -- ... and their groups
+  -- flow control: how much of a held head's lateness its group's next token
+  -- makes up, in intervals (1 / per_second): its starts are then at least
+  -- 0.9 of an interval apart ("Rate limits per group" above).
+  c_group_carry CONSTANT double precision := 0.1;
   v_leased  aq_leased_action[];
   v_state   text[] := string_to_array(current_setting('aq.claim_frontier', true), '|');
   v_key     text;
@@ -704,8 +760,8 @@ BEGIN
     v_ids := ARRAY(
       SELECT a.id FROM actions AS a
       WHERE a.is_head AND a.status = 'pending' AND a.quarantined AND a.run_at <= now() AND a.type = ANY(v_types)
-        AND NOT EXISTS (SELECT 1 FROM action_pauses AS p -- flow control: paused groups
-                        WHERE p.scope = 'group' AND p.lock_id = a.lock_id AND (p.until IS NULL OR p.until > now()))
+        AND NOT EXISTS (SELECT 1 FROM action_pauses AS p -- flow control: paused groups (OFFSET 0: header)
+                        WHERE p.scope = 'group' AND p.lock_id = a.lock_id AND (p.until IS NULL OR p.until > now()) OFFSET 0)
       ORDER BY a.run_at, a.id
       LIMIT 1
       FOR UPDATE OF a SKIP LOCKED
@@ -735,8 +791,8 @@ BEGIN
         SELECT a.id, a.run_at FROM actions AS a
         WHERE a.is_head AND a.status = 'pending' AND NOT a.quarantined AND a.run_at <= now() AND a.run_at >= v_floor
           AND a.type = ANY(v_types)
-          AND NOT EXISTS (SELECT 1 FROM action_pauses AS p -- flow control: paused groups
-                          WHERE p.scope = 'group' AND p.lock_id = a.lock_id AND (p.until IS NULL OR p.until > now()))
+          AND NOT EXISTS (SELECT 1 FROM action_pauses AS p -- flow control: paused groups (OFFSET 0: header)
+                          WHERE p.scope = 'group' AND p.lock_id = a.lock_id AND (p.until IS NULL OR p.until > now()) OFFSET 0)
         ORDER BY a.run_at, a.id
         LIMIT p_limit
         FOR UPDATE OF a SKIP LOCKED
@@ -775,10 +831,59 @@ BEGIN
     v_floor := greatest(v_floor, least(CASE WHEN v_found < p_limit THEN now() ELSE v_first END, v_trimmed) - c_floor_slack);
     PERFORM set_config('aq.claim_frontier', concat_ws('|', v_key, v_floor::text, v_swept::text, v_cost::text, v_seen::text), false);
   END IF;
+  IF cardinality(v_ids) > 0 AND EXISTS (SELECT 1 FROM action_group_rate_limits) THEN
+    -- flow control: rate limits per group. A head with a token takes it now
+    -- (aq_lease_selected below leases every selected head: each is locked,
+    -- pending, due and of a type in p_types); one without is held back to
+    -- when its next token accrues. Bucket rows are locked after the heads,
+    -- as aq_set_group_rate_limit does.
+    -- The buckets are read by primary key (lock_id = ANY), whatever the
+    -- table's statistics say (as the pauses' OFFSET 0 above).
+    SELECT coalesce(array_agg(a.id), '{}'), coalesce(array_agg(a.lock_id), '{}') INTO v_gids, v_glocks
+    FROM actions AS a WHERE a.id = ANY(v_ids) AND a.lock_id IS NOT NULL;
+    v_gnow := clock_timestamp();
+    -- A head this bucket held back is taken as of the time its token fell
+    -- due (held_until, its run_at; the bucket held exactly one token then),
+    -- or c_group_carry of an interval before this claim if it came later:
+    -- the next token accrues from then, so a worker's wake-up latency does
+    -- not lower the group's rate ("Rate limits per group" above).
+    WITH r AS (
+      SELECT x.id, g.lock_id, s.level, s.at
+      FROM action_group_rate_limits AS g
+      JOIN unnest(v_gids, v_glocks) AS x(id, lock_id) ON x.lock_id = g.lock_id
+      CROSS JOIN LATERAL (
+        SELECT g.held_id = x.id AND g.held_until <= v_gnow AS held,
+               greatest(g.held_until, v_gnow - c_group_carry / g.per_second * interval '1 second') AS held_at
+      ) AS h
+      CROSS JOIN LATERAL (
+        SELECT CASE WHEN h.held THEN least(g.burst, 1 + extract(epoch FROM h.held_at - g.held_until) * g.per_second)
+                    ELSE least(g.burst, g.tokens + greatest(0, extract(epoch FROM v_gnow - g.refilled_at)) * g.per_second) END AS level,
+               CASE WHEN h.held THEN h.held_at ELSE v_gnow END AS at
+      ) AS s
+      WHERE g.lock_id = ANY(v_glocks)
+      FOR UPDATE OF g
+    ), b AS (
+      UPDATE action_group_rate_limits AS g
+      SET tokens      = CASE WHEN r.level >= 1 THEN r.level - 1 ELSE r.level END,
+          refilled_at = r.at,
+          held_id     = CASE WHEN r.level >= 1 THEN NULL ELSE r.id END,
+          held_until  = CASE WHEN r.level >= 1 THEN NULL ELSE r.at + (1 - r.level) / g.per_second * interval '1 second' END
+      FROM r
+      WHERE g.lock_id = r.lock_id
+      RETURNING g.held_id, g.held_until
+    ), h AS (
+      UPDATE actions AS a SET run_at = b.held_until FROM b WHERE a.id = b.held_id RETURNING a.id
+    )
+    SELECT coalesce(array_agg(h.id), '{}') INTO v_held FROM h;
+    IF cardinality(v_held) > 0 THEN
+      v_ids := ARRAY(SELECT x.id FROM unnest(v_ids) WITH ORDINALITY AS x(id, n) WHERE x.id <> ALL(v_held) ORDER BY x.n);
+    END IF;
+  END IF;
   IF cardinality(v_ids) = 0 THEN
     RETURN;
   END IF;
-  v_leased := ARRAY(SELECT l FROM aq_lease_actions(v_ids, p_worker, p_lease_ms, p_types, p_caps) AS l);
+  -- The heads were selected under row lock with every filter above: no re-check.
+  v_leased := ARRAY(SELECT l FROM aq_lease_selected(v_ids, p_worker, p_lease_ms, p_types, p_caps) AS l);
   -- flow control: pay for what was leased.
   UPDATE action_rate_limits AS b SET tokens = b.tokens - x.n
   FROM (SELECT l.type, count(*) AS n FROM unnest(v_leased) AS l GROUP BY l.type) AS x
@@ -866,6 +971,7 @@ CREATE OR REPLACE FUNCTION public.aq_finish_attempts(p_worker text, p_ids bigint
  SET plan_cache_mode TO 'force_generic_plan'
  SET search_path TO 'public'
  SET enable_seqscan TO 'off'
+ SET jit TO 'off'
 AS $function$
 #variable_conflict use_column
 DECLARE
@@ -965,19 +1071,26 @@ END $function$
 
 CREATE OR REPLACE FUNCTION public.aq_flow_claimable_types(p_types text[])
  RETURNS text[]
- LANGUAGE sql
+ LANGUAGE plpgsql
  STABLE
  SET search_path TO 'public'
 AS $function$
-  SELECT CASE
-    WHEN EXISTS (SELECT 1 FROM action_pauses AS p
-                 WHERE p.scope = 'queue' AND (p.until IS NULL OR p.until > now())) THEN '{}'::text[]
-    ELSE ARRAY(SELECT t.type FROM unnest(p_types) WITH ORDINALITY AS t(type, n)
+BEGIN
+  -- Each probe reads one of the partial unique indexes below: the claim runs
+  -- with enable_seqscan off, and a sequential scan's disabled cost (1e10)
+  -- made PostgreSQL 15 JIT-compile this probe at every call (45-85 ms).
+  IF NOT EXISTS (SELECT 1 FROM action_pauses AS p WHERE p.scope = 'queue')
+     AND NOT EXISTS (SELECT 1 FROM action_pauses AS p WHERE p.scope = 'type') THEN
+    RETURN p_types;
+  END IF;
+  IF EXISTS (SELECT 1 FROM action_pauses AS p WHERE p.scope = 'queue' AND (p.until IS NULL OR p.until > now())) THEN
+    RETURN '{}'::text[];
+  END IF;
+  RETURN ARRAY(SELECT t.type FROM unnest(p_types) WITH ORDINALITY AS t(type, n)
                WHERE NOT EXISTS (SELECT 1 FROM action_pauses AS p
                                  WHERE p.scope = 'type' AND p.type = t.type AND (p.until IS NULL OR p.until > now()))
-               ORDER BY t.n)
-  END
-$function$
+               ORDER BY t.n);
+END $function$
 ;
 
 CREATE OR REPLACE FUNCTION public.aq_flow_take_tokens(p_types text[], p_want integer)
@@ -997,14 +1110,20 @@ END $function$
 
 CREATE OR REPLACE FUNCTION public.aq_flow_unlimited_types(p_types text[], p_caps integer[])
  RETURNS TABLE(types text[], caps integer[])
- LANGUAGE sql
+ LANGUAGE plpgsql
  STABLE
  SET search_path TO 'public'
 AS $function$
+BEGIN
+  IF NOT EXISTS (SELECT 1 FROM action_rate_limits AS b WHERE b.per_second IS NOT NULL) THEN
+    RETURN QUERY SELECT p_types, p_caps;
+    RETURN;
+  END IF;
+  RETURN QUERY
   SELECT coalesce(array_agg(t.type ORDER BY t.n), '{}'), coalesce(array_agg(t.cap ORDER BY t.n), '{}')
   FROM unnest(p_types, p_caps) WITH ORDINALITY AS t(type, cap, n)
-  WHERE NOT EXISTS (SELECT 1 FROM action_rate_limits AS b WHERE b.type = t.type AND b.per_second IS NOT NULL)
-$function$
+  WHERE NOT EXISTS (SELECT 1 FROM action_rate_limits AS b WHERE b.type = t.type AND b.per_second IS NOT NULL);
+END $function$
 ;
 
 CREATE OR REPLACE FUNCTION public.aq_holds_group(status text, on_failure text)
@@ -1046,6 +1165,37 @@ AS $function$
 DECLARE
   v_types text[] := aq_flow_claimable_types(p_types); -- flow control: paused types and queue
 BEGIN
+  IF EXISTS (SELECT 1 FROM action_group_rate_limits) THEN
+    -- flow control: a rate-limited group's next head becomes a plain head
+    -- due now, not at its old run_at (its enqueue): a head due in the past
+    -- lies below the claims' floors and is found only by a sweep, which 023
+    -- spaces out (up to a second on a busy machine), and this group would
+    -- meet that at every action. Measured: gaps of 500-600 ms in a group
+    -- limited to 5/s before, on the shared 2-core machine.
+    UPDATE actions AS a SET run_at = now()
+    FROM action_group_rate_limits AS g
+    WHERE a.id = ANY(p_ids) AND g.lock_id = a.lock_id AND a.status = 'pending' AND a.run_at < now();
+  END IF;
+  IF cardinality(v_types) = 0 THEN
+    RETURN;
+  END IF;
+  RETURN QUERY SELECT * FROM aq_lease_selected(ARRAY(
+    SELECT a.id FROM actions AS a
+    WHERE a.id = ANY(p_ids)
+      AND a.type = ANY(v_types)
+      AND NOT EXISTS (SELECT 1 FROM action_pauses AS p -- flow control: paused groups (OFFSET 0: as in the claim)
+                      WHERE p.scope = 'group' AND p.lock_id = a.lock_id AND (p.until IS NULL OR p.until > now()) OFFSET 0)
+      AND NOT EXISTS (SELECT 1 FROM action_group_rate_limits AS g WHERE g.lock_id = a.lock_id OFFSET 0) -- flow control: limited groups
+  ), p_worker, p_lease_ms, p_types, p_caps);
+END $function$
+;
+
+CREATE OR REPLACE FUNCTION public.aq_lease_selected(p_ids bigint[], p_worker text, p_lease_ms integer, p_types text[], p_caps integer[])
+ RETURNS SETOF aq_leased_action
+ LANGUAGE plpgsql
+ SET search_path TO 'public'
+AS $function$
+BEGIN
   RETURN QUERY
   UPDATE actions AS a
   SET is_head            = true,
@@ -1059,11 +1209,8 @@ BEGIN
   FROM unnest(p_types, p_caps) AS t(type, cap)
   WHERE a.id = ANY(p_ids)
     AND a.type = t.type
-    AND t.type = ANY(v_types) -- flow control
     AND a.status = 'pending'
     AND a.run_at <= now()
-    AND NOT EXISTS (SELECT 1 FROM action_pauses AS p -- flow control: paused groups
-                    WHERE p.scope = 'group' AND p.lock_id = a.lock_id AND (p.until IS NULL OR p.until > now()))
   RETURNING a.id, a.lock_id, a.type, a.payload, a.attempts, a.charged_attempts, a.max_attempts,
             a.on_failure, a.run_at, a.created_at, a.idempotency_key, a.quarantined, a.lease_expires_at;
 END $function$
@@ -1284,6 +1431,18 @@ BEGIN
 END $function$
 ;
 
+CREATE OR REPLACE FUNCTION public.aq_release_group_hold(p_lock_id bigint)
+ RETURNS void
+ LANGUAGE sql
+ SET search_path TO 'public'
+AS $function$
+  UPDATE actions AS a SET run_at = now()
+  FROM action_group_rate_limits AS g
+  WHERE g.lock_id = p_lock_id AND a.id = g.held_id AND a.run_at = g.held_until
+    AND a.status = 'pending' AND a.is_head AND a.run_at > now()
+$function$
+;
+
 CREATE OR REPLACE FUNCTION public.aq_release_unknown_leases(p_worker text, p_held bigint[], p_granted_before timestamp with time zone)
  RETURNS TABLE(action_id bigint, attempt integer, worker_id text, status text, charged integer)
  LANGUAGE plpgsql
@@ -1416,6 +1575,57 @@ BEGIN
 END $function$
 ;
 
+CREATE OR REPLACE FUNCTION public.aq_set_group_key_rate_limit(p_key text, p_per_second double precision, p_burst integer DEFAULT 1)
+ RETURNS action_group_rate_limits
+ LANGUAGE sql
+ SET search_path TO 'public'
+AS $function$
+  SELECT aq_set_group_rate_limit(
+    CASE WHEN p_per_second IS NULL THEN (SELECT k.lock_id FROM action_group_keys AS k WHERE k.group_key = p_key)
+         ELSE aq_intern_group_key(p_key) END,
+    p_per_second, p_burst)
+  WHERE p_per_second IS NOT NULL OR EXISTS (SELECT 1 FROM action_group_keys AS k WHERE k.group_key = p_key)
+$function$
+;
+
+CREATE OR REPLACE FUNCTION public.aq_set_group_rate_limit(p_lock_id bigint, p_per_second double precision, p_burst integer DEFAULT 1)
+ RETURNS action_group_rate_limits
+ LANGUAGE plpgsql
+ SET search_path TO 'public'
+AS $function$
+DECLARE
+  v_row action_group_rate_limits;
+BEGIN
+  IF p_lock_id IS NULL THEN
+    RAISE EXCEPTION 'actions: a group rate limit needs a lock id' USING ERRCODE = '22023';
+  END IF;
+  -- The group's pending head, then its bucket: the order a claim locks them
+  -- in (no deadlock), and a claim that is holding the head back has
+  -- committed before the next statement reads held_id / held_until.
+  PERFORM 1 FROM actions AS a
+  WHERE a.lock_id = p_lock_id AND a.holds_group AND a.lock_id IS NOT NULL AND a.is_head AND a.status = 'pending' FOR UPDATE;
+  PERFORM 1 FROM action_group_rate_limits AS g WHERE g.lock_id = p_lock_id FOR UPDATE;
+  PERFORM aq_release_group_hold(p_lock_id);
+  IF p_per_second IS NULL THEN
+    DELETE FROM action_group_rate_limits WHERE lock_id = p_lock_id;
+    RETURN NULL;
+  END IF;
+  INSERT INTO action_group_rate_limits AS g (lock_id, per_second, burst, tokens)
+  VALUES (p_lock_id, p_per_second, coalesce(p_burst, 1), coalesce(p_burst, 1))
+  ON CONFLICT (lock_id) DO UPDATE
+    SET per_second = excluded.per_second,
+        burst      = excluded.burst,
+        tokens     = least(g.tokens, excluded.burst),
+        held_id    = NULL,
+        held_until = NULL,
+        updated_at = now()
+  RETURNING * INTO v_row;
+  RETURN v_row;
+EXCEPTION WHEN check_violation THEN
+  RAISE EXCEPTION 'actions: invalid rate limit for group %: % per second, burst %', p_lock_id, p_per_second, p_burst USING ERRCODE = '22023';
+END $function$
+;
+
 CREATE OR REPLACE FUNCTION public.aq_set_rate_limit(p_type text, p_per_second double precision, p_burst integer DEFAULT 1)
  RETURNS action_rate_limits
  LANGUAGE plpgsql
@@ -1482,6 +1692,8 @@ CREATE TRIGGER actions_after_cancel_request AFTER UPDATE OF cancel_requested_at 
 
 CREATE TRIGGER actions_after_delete_release AFTER DELETE ON public.actions REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION aq_actions_after_release();
 
+CREATE TRIGGER actions_after_insert_depth AFTER INSERT ON public.actions REFERENCING NEW TABLE AS added_rows FOR EACH STATEMENT EXECUTE FUNCTION aq_actions_after_insert_depth();
+
 CREATE TRIGGER actions_after_insert_head AFTER INSERT ON public.actions FOR EACH ROW WHEN ((new.is_head AND (new.lock_id IS NOT NULL))) EXECUTE FUNCTION aq_actions_after_insert_head();
 
 CREATE TRIGGER actions_after_insert_late_head AFTER INSERT ON public.actions FOR EACH ROW WHEN ((new.is_head AND (new.run_at < now()))) EXECUTE FUNCTION aq_note_late_head();
@@ -1503,8 +1715,6 @@ CREATE TRIGGER actions_before_delete BEFORE DELETE ON public.actions FOR EACH RO
 CREATE TRIGGER actions_before_group_key BEFORE INSERT ON public.actions FOR EACH ROW WHEN (((new.group_key IS NOT NULL) OR (new.lock_id <= '-9223090561878065153'::bigint))) EXECUTE FUNCTION aq_actions_before_group_key();
 
 CREATE TRIGGER actions_before_insert BEFORE INSERT ON public.actions FOR EACH ROW EXECUTE FUNCTION aq_actions_before_insert();
-
-CREATE TRIGGER actions_before_insert_depth BEFORE INSERT ON public.actions FOR EACH ROW WHEN ((new.lock_id IS NOT NULL)) EXECUTE FUNCTION aq_actions_before_insert_depth();
 
 CREATE TRIGGER actions_before_truncate BEFORE TRUNCATE ON public.actions FOR EACH STATEMENT EXECUTE FUNCTION aq_actions_before_truncate();
 

@@ -2,15 +2,17 @@ import { INestApplication } from '@nestjs/common';
 import { existsSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client } from 'pg';
 import { Browser, chromium, Page } from 'playwright-core';
 import request from 'supertest';
-import { cloneTestDatabase, startTestApp, TestDatabase, waitFor } from '../support';
+import { cloneTestDatabase, sleep, startTestApp, TestDatabase, waitFor } from '../support';
 
 /**
  * The dashboard end to end, in Debian's headless Chromium driven by
  * playwright-core: key prompt, live overview, blocked group retried from its
  * button, the group timeline in id order, action and actions pages, charts,
- * phone width. Screenshots go to DASHBOARD_SCREENSHOTS_DIR (default
+ * phone width, flow control (a group and the queue paused and resumed from
+ * the Operations page, checked in the database). Screenshots go to DASHBOARD_SCREENSHOTS_DIR (default
  * <tmpdir>/aq-dashboard-screenshots); docs/operations.md's come from
  * `DASHBOARD_SCREENSHOTS_DIR=docs npx jest test/process/dashboard-browser.process-spec.ts`.
  */
@@ -41,6 +43,7 @@ describe('dashboard in headless Chromium', () => {
   let url: string;
   let browser: Browser;
   let page: Page;
+  let pg: Client;
   const requestedUrls: string[] = [];
   const problems: string[] = [];
   const groupIds: string[] = [];
@@ -49,6 +52,15 @@ describe('dashboard in headless Chromium', () => {
   const api = () => ({
     post: (path: string, body: object) => request(url).post(path).set('Authorization', `Bearer ${KEY}`).send(body),
   });
+  /** The active pauses, from the database (not the page). */
+  const activePauses = async () =>
+    (
+      await pg.query<{ scope: string; lock_id: string | null }>(
+        `SELECT scope, lock_id::text AS lock_id FROM action_pauses WHERE until IS NULL OR until > now() ORDER BY id`,
+      )
+    ).rows;
+  const actionState = async (id: string) =>
+    (await pg.query<{ status: string; attempts: number }>(`SELECT status, attempts FROM actions WHERE id = $1`, [id])).rows[0];
   const text = async (testId: string) => (await page.getByTestId(testId).textContent())?.trim() ?? '';
   const waitForText = (testId: string, wanted: RegExp | string, timeoutMs = 20_000) =>
     waitFor(
@@ -69,6 +81,8 @@ describe('dashboard in headless Chromium', () => {
     mkdirSync(SHOTS, { recursive: true });
     db = await cloneTestDatabase('dashboard_browser');
     ({ app, url } = await startTestApp(db.url, { API_KEY: KEY, WORKER_CONCURRENCY: '4', WORKER_POLL_INTERVAL_MS: '200' }));
+    pg = new Client({ connectionString: db.url });
+    await pg.connect();
     // playwright-core gives each launch a fresh, empty user data dir.
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_FLAGS });
     page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
@@ -83,6 +97,7 @@ describe('dashboard in headless Chromium', () => {
   });
   afterAll(async () => {
     await browser?.close();
+    await pg?.end();
     await app?.close();
     await db?.drop();
   });
@@ -252,6 +267,59 @@ describe('dashboard in headless Chromium', () => {
     expect(await page.getByTestId('bulk-audit').locator('tbody tr').nth(1).locator('td').nth(1).textContent()).toBe('retry (dry run)');
     const copies = await request(url).get('/actions?lockId=700').set('Authorization', `Bearer ${KEY}`);
     expect(copies.body.items.filter((a: { retryOf?: string | null }) => failedIds.includes(a.retryOf ?? '')).length).toBe(3);
+  });
+
+  it('pauses a group from the Operations page: its action waits while another group runs, and runs once resumed from its row', async () => {
+    await page.getByRole('link', { name: 'Operations', exact: true }).click();
+    await waitForText('queue-state', 'running');
+    await page.getByTestId('pause-scope').selectOption('group');
+    await page.getByTestId('pause-target').fill('810');
+    await page.getByLabel('Reason').fill('browser test');
+    await page.getByTestId('pause-submit').click();
+    const row = page.locator('[data-testid=pauses] tr[data-lock-id="810"]');
+    await row.waitFor();
+    expect(await row.textContent()).toContain('browser test');
+    expect(await activePauses()).toEqual([{ scope: 'group', lock_id: '810' }]);
+    await page.screenshot({ path: join(SHOTS, 'dashboard-operations.png'), fullPage: true });
+
+    // One action into the paused group 810, one into 811: 811's runs (the worker claims), 810's never starts.
+    const { body } = await api()
+      .post('/actions/batch', { actions: ['810', '811'].map((lockId) => ({ type: 'instance.create', lockId, payload: { durationMs: 10 } })) })
+      .expect(201);
+    const [held, free] = body.actions.map((a: { id: string }) => a.id);
+    await waitFor(async () => (await actionState(free)).status === 'done', 20_000);
+    await sleep(500); // a few more claim rounds (poll every 200 ms) for a claim that must not come
+    expect(await actionState(held)).toEqual({ status: 'pending', attempts: 0 });
+
+    await row.getByRole('button', { name: /^Resume pause \d+$/ }).click();
+    await row.waitFor({ state: 'detached' });
+    await page.getByTestId('pauses-empty').waitFor();
+    expect(await activePauses()).toEqual([]);
+    await waitFor(async () => (await actionState(held)).status === 'done', 20_000);
+  });
+
+  it('pauses, drains and resumes the whole queue from the Operations page', async () => {
+    await page.getByTestId('queue-pause').click();
+    await waitForText('queue-state', /^paused/);
+    expect(await activePauses()).toEqual([{ scope: 'queue', lock_id: null }]);
+    await page.locator('[data-testid=pauses] tr[data-scope="queue"]').waitFor();
+    const { body } = await api()
+      .post('/actions', { type: 'instance.create', lockId: '812', payload: { durationMs: 10 } })
+      .expect(201);
+    await sleep(1_500); // nothing may start while the queue is paused: several claim rounds
+    expect(await actionState(body.id)).toEqual({ status: 'pending', attempts: 0 });
+    await page.getByTestId('queue-resume').click();
+    await waitForText('queue-state', 'running');
+    expect(await activePauses()).toEqual([]);
+    await waitFor(async () => (await actionState(body.id)).status === 'done', 20_000);
+
+    // A drain pauses the queue too, and says when nothing runs any more.
+    await page.getByTestId('queue-drain').click();
+    await waitForText('queue-state', 'paused, drained');
+    expect(await activePauses()).toEqual([{ scope: 'queue', lock_id: null }]);
+    await page.getByTestId('queue-resume').click();
+    await waitForText('queue-state', 'running');
+    expect(await activePauses()).toEqual([]);
   });
 
   it('charts the last 15 minutes on the overview and stays usable at phone width', async () => {

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { Client } from 'pg';
 import { ServiceProcess, startServiceProcess, waitFor, withTestDatabase } from '../support';
 
@@ -8,12 +9,31 @@ function rssOf(pid: number): number {
   return m ? Number(m[1]) * 1024 : 0;
 }
 
-/** Sends `body` and resolves with the status, the parsed answer and the milliseconds until the answer. */
-async function timedPost(url: string, body: string): Promise<{ status: number; body: { message?: unknown }; ms: number }> {
+/**
+ * Sends `body` and resolves with the status, the parsed answer and the
+ * milliseconds until the answer. A raw `http.request`, not fetch: the service
+ * answers an oversize body from its Content-Length and closes the connection
+ * while the client still writes (as curl and browsers expect), and fetch
+ * reports that as "fetch failed" (EPIPE) instead of the answer it got. A write
+ * error after the answer arrived is the expected end of such an exchange.
+ */
+function timedPost(url: string, body: string): Promise<{ status: number; body: { message?: unknown }; ms: number }> {
   const started = performance.now();
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-  const ms = performance.now() - started;
-  return { status: res.status, body: (await res.json()) as { message?: unknown }, ms };
+  return new Promise((resolve, reject) => {
+    let answered = false;
+    const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+      answered = true;
+      const ms = performance.now() - started;
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as { message?: unknown }, ms }));
+      res.on('error', reject);
+    });
+    req.on('error', (error) => {
+      if (!answered) reject(error);
+    });
+    req.end(body);
+  });
 }
 
 /**
@@ -52,7 +72,7 @@ describe('hostile input costs a bounded amount', () => {
     await svc?.stop();
   });
 
-  it('answers a 200 000-key payload (3.6 MB) with 4xx within 100 ms, and the same payload in a batch within 2 s', async () => {
+  it('answers a 200 000-key payload (3.6 MB) with 4xx within 100 ms, in a batch too (best of several: the machine is shared)', async () => {
     const payload: Record<string, number> = {};
     for (let i = 0; i < 200_000; i++) payload[`key${String(i).padStart(6, '0')}`] = i;
     const single = JSON.stringify({ type: 'instance.create', payload });
@@ -67,11 +87,18 @@ describe('hostile input costs a bounded amount', () => {
     // The best of five: the machine is shared, the cost is what the service adds.
     expect(Math.min(...times)).toBeLessThan(100);
     // In a batch the body is over BODY_LIMIT_BYTES (1 MiB): refused from its Content-Length, never parsed.
-    const batch = await timedPost(`${svc.url}/actions/batch`, JSON.stringify({ actions: [{ type: 'instance.create', payload }] }));
-    expect(batch.status).toBe(413);
-    expect(batch.body.message).toMatch(/BODY_LIMIT_BYTES/);
-    expect(batch.ms).toBeLessThan(100);
-    console.log(`200 000 keys: POST /actions ${times.map((t) => t.toFixed(1)).join(', ')} ms; POST /actions/batch ${batch.ms.toFixed(1)} ms`);
+    const batchBody = JSON.stringify({ actions: [{ type: 'instance.create', payload }] });
+    const batchTimes: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const batch = await timedPost(`${svc.url}/actions/batch`, batchBody);
+      expect(batch.status).toBe(413);
+      expect(batch.body.message).toMatch(/BODY_LIMIT_BYTES/);
+      batchTimes.push(batch.ms);
+    }
+    expect(Math.min(...batchTimes)).toBeLessThan(100);
+    console.log(
+      `200 000 keys: POST /actions ${times.map((t) => t.toFixed(1)).join(', ')} ms; POST /actions/batch ${batchTimes.map((t) => t.toFixed(1)).join(', ')} ms`,
+    );
   });
 
   it('reads a group of 30 actions of 20 MB written by SQL within a bounded memory, with a clear 413 for what cannot fit', async () => {

@@ -51,8 +51,17 @@ describe('poison detection', () => {
     const { rows: culprit } = await c.query(`SELECT status, attempts, charged_attempts, max_attempts FROM actions WHERE id = $1`, [poison]);
     expect(culprit[0]).toEqual({ status: 'failed', attempts: expect.any(Number), charged_attempts: 2, max_attempts: 2 });
     const executed = readExecutions(execLog).filter((e) => e.id === poison);
-    expect(executed.length).toBeGreaterThanOrEqual(2);
-    expect(executed.length).toBeLessThanOrEqual(3);
+    // An execution whose instance gave its lease up first (the renewal failed
+    // while the garbage collector stalled it, on a loaded machine: released,
+    // neither charged nor counted as a loss) is no evidence against the
+    // action: only the other executions count toward the 3. Seen: released
+    // "could not be renewed", released "event loop stalled", lease_expired,
+    // released "charged: lost again as a suspect".
+    const errorOf = (attempt: number): string => trace.find((t) => t.attempt === attempt)?.error ?? '';
+    const lost = executed.filter((e) => !/could not be renewed/.test(errorOf(e.attempt)));
+    expect(lost.length).toBeGreaterThanOrEqual(2);
+    expect(lost.length).toBeLessThanOrEqual(3);
+    expect(executed.length - lost.length).toBeLessThanOrEqual(2);
     // An attempt that never started (leased while its instance waited to be alone, then that instance was
     // fenced by a stall of its own, as happens on a loaded machine) is released: recorded, never charged.
     const neverStarted = trace.filter((t) => !executed.some((e) => e.attempt === t.attempt));
@@ -63,6 +72,6 @@ describe('poison detection', () => {
     const { rows: rest } = await c.query(`SELECT status, charged_attempts FROM actions WHERE id = ANY($1::bigint[])`, [innocent.map((r) => r.id)]);
     expect(rest).toEqual(innocent.map(() => ({ status: 'done', charged_attempts: 0 })));
     // A third execution ran as a suspect, and its instance said so.
-    if (executed.length === 3) expect(supervisor.all.map((p) => p.output()).join('\n')).toContain(`Running suspect action ${poison}`);
+    if (lost.length === 3) expect(supervisor.all.map((p) => p.output()).join('\n')).toContain(`Running suspect action ${poison}`);
   });
 });

@@ -66,4 +66,48 @@ describe('a rate limit across two instances', () => {
     const report = await checkTrace(c, { lockIds: Array.from({ length: GROUPS }, (_, g) => String(9500 + g)), expectDone: ids });
     expect(report.ok ? '' : formatTraceReport(report)).toBe('');
   });
+  it('spaces a limited group’s starts over both instances, in order, charging nothing, while other groups run at full speed', async () => {
+    const G = 9_900;
+    const N = 16;
+    // 4/s: 250 ms apart, over both instances (each claims from the same bucket).
+    await request(services[0].url).put(`/rate-limits/groups/${G}`).send({ perSecond: 4, burst: 1 }).expect(200);
+    const { rows: limitedRows } = await c.query<{ id: string }>(
+      `INSERT INTO actions (lock_id, type, payload)
+       SELECT $1::bigint, 'instance.create', '{"durationMs": 0}' FROM generate_series(1, $2::int) g ORDER BY g RETURNING id::text`,
+      [G, N],
+    );
+    const { rows: otherRows } = await c.query<{ id: string }>(
+      `INSERT INTO actions (lock_id, type, payload)
+       SELECT 9910 + g % 20, 'instance.create', '{"durationMs": 0}' FROM generate_series(0, 199) g ORDER BY g RETURNING id::text`,
+    );
+    const limited = limitedRows.map((r) => r.id);
+    const others = otherRows.map((r) => r.id);
+    const doneCount = async (ids: string[]) =>
+      (await c.query<{ n: number }>(`SELECT count(*)::int AS n FROM actions WHERE id = ANY($1) AND status = 'done'`, [ids])).rows[0].n;
+    await waitFor(async () => (await doneCount(limited)) === N, 30_000, 100);
+    const { rows: starts } = await c.query<{ id: string; ms: number; worker_id: string; outcome: string }>(
+      `SELECT action_id::text AS id, extract(epoch FROM started_at) * 1000 AS ms, worker_id, outcome
+       FROM action_attempts WHERE action_id = ANY($1) ORDER BY started_at`,
+      [limited],
+    );
+    expect(starts.map((s) => s.id)).toEqual(limited);
+    expect(starts.every((s) => s.outcome === 'done')).toBe(true);
+    const gaps = starts.slice(1).map((s, i) => Number(s.ms) - Number(starts[i].ms));
+    const rate = (N - 1) / ((Number(starts[N - 1].ms) - Number(starts[0].ms)) / 1000);
+    const workers = new Set(starts.map((s) => s.worker_id)).size;
+    console.log(
+      `group limit 4/s over 2 instances: ${rate.toFixed(2)}/s, gaps min ${Math.min(...gaps).toFixed(1)} max ${Math.max(...gaps).toFixed(1)} ms, ` +
+        `workers ${workers}`,
+    );
+    expect(rate).toBeGreaterThanOrEqual(4 * 0.9);
+    expect(rate).toBeLessThanOrEqual(4 * 1.1);
+    // At least 0.9 of an interval apart (031: a held head's token counts from when it fell due, up to a tenth earlier).
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(225 - 5);
+    // The other groups were not held up: all done long before the limited group.
+    const { rows: end } = await c.query<{ ms: number }>(`SELECT extract(epoch FROM max(finished_at)) * 1000 AS ms FROM actions WHERE id = ANY($1)`, [others]);
+    expect(Number(end[0].ms)).toBeLessThan(Number(starts[N / 2].ms));
+    await request(services[1].url).delete(`/rate-limits/groups/${G}`).expect(204);
+    const report = await checkTrace(c, { lockIds: [String(G)], expectDone: limited });
+    expect(report.ok ? '' : formatTraceReport(report)).toBe('');
+  });
 });

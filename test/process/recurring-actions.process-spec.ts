@@ -71,8 +71,10 @@ describe('a recurring action on three instances', () => {
     services = await start();
     const restartedAt = await dbNow();
     const before = await ticksSeen();
-    // Phase 2: about 10 more ticks.
-    await waitFor(async () => (await ticksSeen()) >= before + 10, 30_000);
+    // Phase 2: the catch-up (the ticks within the grace, raced by three fresh
+    // instances) and a few on time after it, enough to bound the gap on both
+    // sides; steady-state exactly-once was shown by phase 1's ten.
+    await waitFor(async () => (await ticksSeen()) >= before + 5, 30_000);
 
     const { rows: ticks } = await pg.query<{ tick_at: Date; action_id: string | null; error: string | null }>(
       `SELECT tick_at, action_id::text AS action_id, error FROM action_schedule_ticks WHERE schedule_name = 'every-second' ORDER BY tick_at`,

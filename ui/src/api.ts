@@ -29,7 +29,7 @@ function apiUrl(path: string): string {
   return new URL(`..${path}`, new URL('.', window.location.href)).toString();
 }
 
-async function call<T>(method: 'GET' | 'POST', path: string, signal?: AbortSignal, body?: object): Promise<T> {
+async function call<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, signal?: AbortSignal, body?: object): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   const key = getApiKey();
@@ -61,6 +61,11 @@ export function apiPost<T>(path: string): Promise<T> {
 /** POST a JSON body, e.g. `apiPostJson('/bulk-operations', { operation: 'retry', filter, dryRun: true })`. */
 export function apiPostJson<T>(path: string, body: object): Promise<T> {
   return call<T>('POST', path, undefined, body);
+}
+
+/** DELETE, e.g. `apiDelete('/pauses/3')`; a 204 answer gives null. */
+export function apiDelete<T = null>(path: string): Promise<T> {
+  return call<T>('DELETE', path);
 }
 
 /** Builds a query string from the defined values: `query({ status: 'failed', after: undefined })` is `?status=failed`. */

@@ -394,11 +394,64 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Rate limits in force, by action type (override or handler default) */
+    /** Rate limits in force: by action type (override or handler default), and the first page of those by group */
     get: operations['RateLimitsController_list'];
     put?: never;
     post?: never;
     delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/rate-limits/groups': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Rate limits by group, in lockId order */
+    get: operations['RateLimitsController_listGroups'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/rate-limits/groups/by-key/{groupKey}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /** Set a string-keyed group's rate limit (a key not used yet can be limited before its first action) */
+    put: operations['RateLimitsController_setGroupByKey'];
+    post?: never;
+    /** Remove a string-keyed group's rate limit */
+    delete: operations['RateLimitsController_removeGroupByKey'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/rate-limits/groups/{lockId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /** Set a group's rate limit: its starts at least 1/perSecond s apart (after a burst), on every instance */
+    put: operations['RateLimitsController_setGroup'];
+    post?: never;
+    /** Remove a group's rate limit: a head it held back may start at once */
+    delete: operations['RateLimitsController_removeGroup'];
     options?: never;
     head?: never;
     patch?: never;
@@ -1564,8 +1617,48 @@ export interface components {
       /** @example 2026-12-01T16:00:00.000Z */
       updatedAt: string;
     };
+    GroupRateLimitResponseDto: {
+      /**
+       * @description The group's lock id
+       * @example 42
+       */
+      lockId: string;
+      /**
+       * @description The group's string key, when it has one
+       * @example tenant:42
+       */
+      groupKey: string | null;
+      /**
+       * @description The group's starts per second, on all instances together: its starts are at least 1/perSecond s apart
+       * @example 5
+       */
+      perSecond: number;
+      /**
+       * @description Starts allowed in quick succession after a quiet spell
+       * @example 1
+       */
+      burst: number;
+      /** @example 2026-12-01T16:00:00.000Z */
+      updatedAt: string;
+    };
     RateLimitsDto: {
+      /** @description Limits per action type */
       items: components['schemas']['RateLimitResponseDto'][];
+      /** @description Limits per group, the first 100 in lockId order */
+      groups: components['schemas']['GroupRateLimitResponseDto'][];
+      /**
+       * @description More group limits: pass as `after` to GET /rate-limits/groups; null when `groups` is all of them
+       * @example null
+       */
+      groupsNextCursor: string | null;
+    };
+    GroupRateLimitsPageDto: {
+      items: components['schemas']['GroupRateLimitResponseDto'][];
+      /**
+       * @description Pass as `after` for the next page; null on the last page
+       * @example null
+       */
+      nextCursor: string | null;
     };
     SetRateLimitDto: {
       /**
@@ -3176,6 +3269,264 @@ export interface operations {
            *       "error": "Unauthorized"
            *     }
            */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
+  RateLimitsController_listGroups: {
+    parameters: {
+      query?: {
+        limit?: number;
+        /** @description The last lockId of the previous page (its nextCursor) */
+        after?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['GroupRateLimitsPageDto'];
+        };
+      };
+      /** @description limit or after is invalid; `message` names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Only when the API_KEY setting is present: the key is missing or wrong */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "statusCode": 401,
+           *       "message": "API key required: send Authorization: Bearer <key> or x-api-key: <key>",
+           *       "error": "Unauthorized"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
+  RateLimitsController_setGroupByKey: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The string group key, URL-encoded */
+        groupKey: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SetRateLimitDto'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['GroupRateLimitResponseDto'];
+        };
+      };
+      /** @description groupKey, perSecond or burst is invalid; `message` names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Only when the API_KEY setting is present: the key is missing or wrong */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "statusCode": 401,
+           *       "message": "API key required: send Authorization: Bearer <key> or x-api-key: <key>",
+           *       "error": "Unauthorized"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
+  RateLimitsController_removeGroupByKey: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The string group key, URL-encoded */
+        groupKey: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Removed: the group starts its actions without spacing again */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description groupKey is invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Only when the API_KEY setting is present: the key is missing or wrong */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "statusCode": 401,
+           *       "message": "API key required: send Authorization: Bearer <key> or x-api-key: <key>",
+           *       "error": "Unauthorized"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description The group has no rate limit */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
+  RateLimitsController_setGroup: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        lockId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SetRateLimitDto'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['GroupRateLimitResponseDto'];
+        };
+      };
+      /** @description lockId, perSecond or burst is invalid; `message` names it */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Only when the API_KEY setting is present: the key is missing or wrong */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "statusCode": 401,
+           *       "message": "API key required: send Authorization: Bearer <key> or x-api-key: <key>",
+           *       "error": "Unauthorized"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
+  RateLimitsController_removeGroup: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        lockId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Removed */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description lockId is not a signed 64-bit integer */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Only when the API_KEY setting is present: the key is missing or wrong */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "statusCode": 401,
+           *       "message": "API key required: send Authorization: Bearer <key> or x-api-key: <key>",
+           *       "error": "Unauthorized"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description The group has no rate limit */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
           'application/json': components['schemas']['ErrorResponseDto'];
         };
       };

@@ -1,7 +1,8 @@
 -- Back to the claim of 006 (pinned search_path as since 020) and the finish
 -- without planner settings.
 ALTER FUNCTION aq_finish_attempts(text, bigint[], int[], text[], jsonb[], text[], text[], int[], text[], int[], text[], int[], int, int)
-  RESET enable_seqscan;
+  RESET enable_seqscan
+  RESET jit;
 
 CREATE OR REPLACE FUNCTION aq_claim_actions(p_worker text, p_types text[], p_caps int[], p_limit int, p_lease_ms int,
                                             p_quarantined boolean DEFAULT false)

@@ -5,14 +5,15 @@
 -- survives restarts and is changed at runtime by REST (src/flow-control/) or
 -- by an operator with psql (aq_pause_* / aq_resume_* below). Enqueue is not
 -- touched: a paused group still takes new actions. What changes is what a
--- worker may take:
--- - the claim (aq_claim_actions, replaced below with the same signature)
---   takes no head of a paused type, none of a paused group, nothing while
---   the queue is paused;
--- - the lease (aq_lease_actions, replaced below with the same signature)
---   refuses the same, which stops the hand-off of a released group's next
---   head to the releasing worker (005-promotion.up.sql): that head becomes a
---   plain head instead and waits for the resume.
+-- worker may take. Where the claim and the hand-off obey a pause is in
+-- 031-rate-limits.up.sql, next to the rate limits, so the claim of this
+-- release has one body (aq_claim_actions, 023's frontier with both controls)
+-- and the hand-off one filter (aq_lease_actions):
+-- - the claim takes no head of a paused type, none of a paused group, nothing
+--   while the queue is paused;
+-- - the hand-off of a released group's next head to the releasing worker
+--   (005-promotion.up.sql) refuses the same: that head becomes a plain head
+--   instead and waits for the resume.
 -- A running action is left alone: it finishes (or retries, its retry then
 -- waiting) as before. Order is untouched: a paused head keeps its place
 -- (is_head, run_at) and later actions of its group wait behind it (G3).
@@ -22,10 +23,6 @@
 -- workers claim at once, and the poll (WORKER_POLL_INTERVAL_MS) is the
 -- fallback, which also ends a timed pause (`until`, used by a whole-type
 -- back-off) that simply expires.
---
--- The flow-control parts of the two replaced functions are the lines marked
--- `-- flow control:`: aq_flow_claimable_types(p_types) in place of p_types,
--- and the anti-join on paused groups.
 
 -- One row per paused target. `until` NULL: until resumed; else a timed pause
 -- (a handler's whole-type back-off) that stops counting at `until` (database
@@ -66,18 +63,29 @@ ALTER TABLE action_attempts VALIDATE CONSTRAINT action_attempts_outcome_valid;
 
 -- flow control: the types of p_types a worker may take now, in their order:
 -- none while the queue is paused, else those without an active type pause.
--- Two probes of a small table; called once per claim and per lease.
+-- Called once per claim and per hand-off. PL/pgSQL, not SQL: a LANGUAGE sql
+-- function that cannot be inlined (SET search_path) is planned again at every
+-- call, which cost 0.5-1 ms per claim against 0.07-0.26 ms for this body with
+-- its plans cached (pgbench, 3 000 calls, alternated, shared 2-core machine).
+-- With no queue or type pause at all (the usual case) it is one probe.
 CREATE FUNCTION aq_flow_claimable_types(p_types text[]) RETURNS text[]
-  LANGUAGE sql STABLE SET search_path FROM CURRENT AS $$
-  SELECT CASE
-    WHEN EXISTS (SELECT 1 FROM action_pauses AS p
-                 WHERE p.scope = 'queue' AND (p.until IS NULL OR p.until > now())) THEN '{}'::text[]
-    ELSE ARRAY(SELECT t.type FROM unnest(p_types) WITH ORDINALITY AS t(type, n)
+  LANGUAGE plpgsql STABLE SET search_path FROM CURRENT AS $$
+BEGIN
+  -- Each probe reads one of the partial unique indexes below: the claim runs
+  -- with enable_seqscan off, and a sequential scan's disabled cost (1e10)
+  -- made PostgreSQL 15 JIT-compile this probe at every call (45-85 ms).
+  IF NOT EXISTS (SELECT 1 FROM action_pauses AS p WHERE p.scope = 'queue')
+     AND NOT EXISTS (SELECT 1 FROM action_pauses AS p WHERE p.scope = 'type') THEN
+    RETURN p_types;
+  END IF;
+  IF EXISTS (SELECT 1 FROM action_pauses AS p WHERE p.scope = 'queue' AND (p.until IS NULL OR p.until > now())) THEN
+    RETURN '{}'::text[];
+  END IF;
+  RETURN ARRAY(SELECT t.type FROM unnest(p_types) WITH ORDINALITY AS t(type, n)
                WHERE NOT EXISTS (SELECT 1 FROM action_pauses AS p
                                  WHERE p.scope = 'type' AND p.type = t.type AND (p.until IS NULL OR p.until > now()))
-               ORDER BY t.n)
-  END
-$$;
+               ORDER BY t.n);
+END $$;
 
 -- Pauses one target (p_scope 'queue', 'type' with p_type, 'group' with
 -- p_lock_id), for p_for_ms milliseconds or, when NULL, until resumed. Pausing
@@ -175,150 +183,3 @@ BEGIN
 END $$;
 CREATE TRIGGER action_pauses_after_change_wake AFTER UPDATE OR DELETE OR TRUNCATE ON action_pauses
   FOR EACH STATEMENT EXECUTE FUNCTION aq_action_pauses_after_change_wake();
-
--- The claim of 023-claim-frontier.up.sql (its reasoning holds unchanged: the
--- per-connection floor, the sweeps) with the flow-control filter; the selection
--- between the <claim> markers is the one test/database/claim-plan.db-spec.ts
--- explains (claimSelectionSql). With nothing paused the added cost is the two
--- probes of aq_flow_claimable_types and one probe of an empty index per
--- candidate head. With paused groups, their due heads above the floor are
--- walked in (run_at, id) order and dropped by the anti-join: a claim costs one
--- index probe per paused head it passes (measured in docs/flow-control.md).
--- The floor may pass a paused head: a resume wakes the workers and bumps
--- actions_late_heads_seq (above), so every connection sweeps at its next claim.
-CREATE OR REPLACE FUNCTION aq_claim_actions(p_worker text, p_types text[], p_caps int[], p_limit int, p_lease_ms int,
-                                            p_quarantined boolean DEFAULT false)
-  RETURNS SETOF aq_leased_action
-  LANGUAGE plpgsql VOLATILE
-  SET plan_cache_mode = force_generic_plan -- as aq_finish_attempts (007), for the same reason
-  -- An index walk in (run_at, id) order that stops at LIMIT (023, point 4).
-  SET enable_seqscan = off
-  SET enable_bitmapscan = off
-  SET search_path FROM CURRENT
-  AS $$
-DECLARE
-  -- The frontier's constants, as in 023-claim-frontier.up.sql (reasons there).
-  c_floor_slack    CONSTANT interval := interval '1 second';
-  c_sweep_interval CONSTANT double precision :=
-    coalesce(nullif(current_setting('aq.claim_sweep_interval_ms', true), ''), '1000')::double precision / 1000;
-  c_sweep_cost_factor CONSTANT double precision := 100.0;
-  c_sweep_free_cost CONSTANT double precision := 0.002;
-  v_types   text[] := aq_flow_claimable_types(p_types); -- flow control: paused types and queue
-  v_leased  aq_leased_action[];
-  v_state   text[] := string_to_array(current_setting('aq.claim_frontier', true), '|');
-  v_key     text;
-  v_late    bigint;
-  v_floor   timestamptz := '-infinity';
-  v_swept   double precision := 0;
-  v_cost    double precision := 0;
-  v_seen    bigint := -1;
-  v_clock   double precision := extract(epoch FROM clock_timestamp());
-  v_may_sweep boolean;
-  v_sweeping  boolean;
-  v_ids     bigint[];
-  v_first   timestamptz;
-  v_found   int;
-BEGIN
-  IF cardinality(v_types) = 0 THEN -- flow control: nothing may be claimed
-    RETURN;
-  END IF;
-  IF p_quarantined THEN
-    -- Suspects are few and claimed one at a time (actions_quarantined_idx).
-    v_ids := ARRAY(
-      SELECT a.id FROM actions AS a
-      WHERE a.is_head AND a.status = 'pending' AND a.quarantined AND a.run_at <= now() AND a.type = ANY(v_types)
-        AND NOT EXISTS (SELECT 1 FROM action_pauses AS p -- flow control: paused groups
-                        WHERE p.scope = 'group' AND p.lock_id = a.lock_id AND (p.until IS NULL OR p.until > now()))
-      ORDER BY a.run_at, a.id
-      LIMIT 1
-      FOR UPDATE OF a SKIP LOCKED
-    );
-  ELSE
-    -- The frontier of 023, keyed by the types left after flow control: when a
-    -- type comes back (its pause ended, its bucket refilled) the key changes
-    -- and the connection sweeps, so heads the floor passed while the type was
-    -- held back are found at once. A resumed group bumps the late-heads
-    -- sequence instead (aq_action_pauses_after_change_wake).
-    v_key := md5(v_types::text);
-    v_late := coalesce(pg_sequence_last_value('actions_late_heads_seq'), 0);
-    IF v_state[1] = v_key THEN
-      v_floor := v_state[2]::timestamptz;
-      v_swept := v_state[3]::double precision;
-      v_cost := v_state[4]::double precision;
-      v_seen := v_state[5]::bigint;
-    END IF;
-    v_may_sweep := v_cost < c_sweep_free_cost OR v_clock - v_swept >= c_sweep_cost_factor * v_cost;
-    IF v_may_sweep AND (v_seen <> v_late OR v_clock - v_swept >= c_sweep_interval) THEN
-      v_floor := '-infinity';
-    END IF;
-    LOOP
-      v_sweeping := v_floor = '-infinity';
-      SELECT coalesce(array_agg(c.id ORDER BY c.run_at, c.id), '{}'), min(c.run_at) INTO v_ids, v_first FROM (
-        -- <claim>
-        SELECT a.id, a.run_at FROM actions AS a
-        WHERE a.is_head AND a.status = 'pending' AND NOT a.quarantined AND a.run_at <= now() AND a.run_at >= v_floor
-          AND a.type = ANY(v_types)
-          AND NOT EXISTS (SELECT 1 FROM action_pauses AS p -- flow control: paused groups
-                          WHERE p.scope = 'group' AND p.lock_id = a.lock_id AND (p.until IS NULL OR p.until > now()))
-        ORDER BY a.run_at, a.id
-        LIMIT p_limit
-        FOR UPDATE OF a SKIP LOCKED
-        -- </claim>
-      ) AS c;
-      IF v_sweeping THEN
-        v_cost := extract(epoch FROM clock_timestamp()) - v_clock;
-        v_swept := extract(epoch FROM clock_timestamp());
-        v_seen := v_late;
-      END IF;
-      EXIT WHEN cardinality(v_ids) > 0 OR v_sweeping OR NOT v_may_sweep;
-      v_floor := '-infinity';
-    END LOOP;
-    v_found := cardinality(v_ids);
-  END IF;
-  IF NOT p_quarantined THEN
-    -- As 023: every head of these types from the floor up to the first one
-    -- taken was taken or locked by another claim; a claim that did not fill
-    -- p_limit saw every due head it could take.
-    v_floor := greatest(v_floor, CASE WHEN v_found < p_limit THEN now() ELSE v_first END - c_floor_slack);
-    PERFORM set_config('aq.claim_frontier', concat_ws('|', v_key, v_floor::text, v_swept::text, v_cost::text, v_seen::text), false);
-  END IF;
-  IF cardinality(v_ids) = 0 THEN
-    RETURN;
-  END IF;
-  v_leased := ARRAY(SELECT l FROM aq_lease_actions(v_ids, p_worker, p_lease_ms, p_types, p_caps) AS l);
-  RETURN QUERY SELECT * FROM unnest(v_leased);
-END $$;
-
--- The lease of 003-leases.up.sql with the same flow-control filter, for the
--- hand-off path (aq_promote_groups leases a released group's next head to the
--- releasing worker without a claim): a paused group's or type's next head is
--- not handed off; the promotion makes it a plain head, which waits.
-CREATE OR REPLACE FUNCTION aq_lease_actions(p_ids bigint[], p_worker text, p_lease_ms int, p_types text[], p_caps int[])
-  RETURNS SETOF aq_leased_action
-  LANGUAGE plpgsql VOLATILE
-  SET search_path FROM CURRENT
-  AS $$
-DECLARE
-  v_types text[] := aq_flow_claimable_types(p_types); -- flow control: paused types and queue
-BEGIN
-  RETURN QUERY
-  UPDATE actions AS a
-  SET is_head            = true,
-      status             = 'running',
-      attempts           = a.attempts + 1,
-      max_attempts       = least(a.max_attempts, coalesce(t.cap, a.max_attempts)),
-      lease_owner        = p_worker,
-      lease_expires_at   = now() + p_lease_ms * interval '1 millisecond',
-      attempt_started_at = clock_timestamp(),
-      started_at         = coalesce(a.started_at, clock_timestamp())
-  FROM unnest(p_types, p_caps) AS t(type, cap)
-  WHERE a.id = ANY(p_ids)
-    AND a.type = t.type
-    AND t.type = ANY(v_types) -- flow control
-    AND a.status = 'pending'
-    AND a.run_at <= now()
-    AND NOT EXISTS (SELECT 1 FROM action_pauses AS p -- flow control: paused groups
-                    WHERE p.scope = 'group' AND p.lock_id = a.lock_id AND (p.until IS NULL OR p.until > now()))
-  RETURNING a.id, a.lock_id, a.type, a.payload, a.attempts, a.charged_attempts, a.max_attempts,
-            a.on_failure, a.run_at, a.created_at, a.idempotency_key, a.quarantined, a.lease_expires_at;
-END $$;

@@ -52,10 +52,19 @@ const RETIRED_THREAD_EXIT = new RegExp(`worker exited with code: ${RETIRED_THREA
  * attempt's stray error: not this attempt's fault, so it is released, uncharged.
  */
 export class ThreadRetiredError extends Error {
-  constructor() {
+  /** @param handlerStarted whether the handler had started in that thread (then the attempt cannot simply be handed to another). */
+  constructor(readonly handlerStarted: boolean) {
     super('its handler thread retired after another action left a stray error there; released, not charged');
   }
 }
+
+/**
+ * How many times one attempt is handed to the pool when the thread it got was
+ * retiring: each retiring thread takes at most one hand-over before it exits,
+ * so more than a few in a row means threads keep retiring; then the attempt
+ * is released (ThreadRetiredError).
+ */
+const MAX_HAND_OVERS = 3;
 
 /**
  * Runs the attempts of handlers declared with `isolation: 'thread'`, each type
@@ -91,25 +100,44 @@ export class HandlerThreads implements OnApplicationShutdown {
     signal: AbortSignal,
     onStarted: () => void = () => undefined,
   ): Promise<SerializedResult> {
-    const { payload, ...rest } = action;
+    // As text: structured cloning a deeply nested payload would overflow the stack.
+    const payloadJson = stringifyJson(action.payload) ?? '{}';
+    for (let handOver = 1; ; handOver++) {
+      try {
+        return await this.runOnce(registered, action, payloadJson, workerId, signal, onStarted);
+      } catch (error) {
+        // A thread that retired as the pool handed it this attempt never started
+        // the handler (handler-thread.entry.ts exits only with no attempt started
+        // since it went idle): hand the attempt to a fresh thread instead.
+        if (!(error instanceof ThreadRetiredError) || error.handlerStarted || handOver >= MAX_HAND_OVERS) throw error;
+      }
+    }
+  }
+
+  /** One hand-over of an attempt to the pool; see run. */
+  private async runOnce(
+    registered: RegisteredHandler,
+    action: QueuedAction,
+    payloadJson: string,
+    workerId: string,
+    signal: AbortSignal,
+    onStarted: () => void,
+  ): Promise<SerializedResult> {
+    const { payload: _payload, ...rest } = action;
+    let handlerStarted = false;
     const started = new MessageChannel();
-    started.port1.once('message', onStarted);
-    const task: ThreadTask = {
-      file: registered.file!,
-      type: registered.options.type,
-      action: rest,
-      // As text: structured cloning a deeply nested payload would overflow the stack.
-      payloadJson: stringifyJson(payload) ?? '{}',
-      workerId,
-      startedPort: started.port2,
-    };
+    started.port1.once('message', () => {
+      handlerStarted = true;
+      onStarted();
+    });
+    const task: ThreadTask = { file: registered.file!, type: registered.options.type, action: rest, payloadJson, workerId, startedPort: started.port2 };
     let answer: ThreadTaskResult;
     try {
       answer = await this.poolFor(registered).run(task, { signal, transferList: [started.port2] });
     } catch (error) {
       if (signal.aborted) throw signal.reason;
       const e = error as Error & { code?: string };
-      if (RETIRED_THREAD_EXIT.test(e.message)) throw new ThreadRetiredError();
+      if (RETIRED_THREAD_EXIT.test(e.message)) throw new ThreadRetiredError(handlerStarted);
       const message =
         e.code === 'ERR_WORKER_OUT_OF_MEMORY'
           ? `handler thread ran out of memory (resourceLimits ${JSON.stringify(registered.options.resourceLimits ?? {})}): ${e.message}`

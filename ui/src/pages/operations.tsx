@@ -4,6 +4,7 @@ import type { BulkOperationResource, ScheduleResource } from '../api-types';
 import { ErrorNotice } from '../components/error-notice';
 import { formatInstant } from '../format';
 import { usePoll } from '../use-poll';
+import { FlowControl } from './flow-control';
 
 const REFRESH_MS = 5_000;
 
@@ -209,12 +210,13 @@ function Audit({ generation }: { generation: number }) {
   );
 }
 
-/** Operator controls: recurring actions, bulk retry or cancel with a dry run, and the audit. */
+/** Operator controls: flow control (pauses, drain, rate limits), recurring actions, bulk retry or cancel with a dry run, and the audit. */
 export function Operations() {
   const [generation, setGeneration] = useState(0);
   return (
     <section>
       <h2>Operations</h2>
+      <FlowControl />
       <Schedules />
       <BulkOperation onDone={() => setGeneration((g) => g + 1)} />
       <Audit generation={generation} />
