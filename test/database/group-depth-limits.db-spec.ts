@@ -101,7 +101,7 @@ describe('maximum group depth', () => {
     // Depth 4 now: a create meets the global limit; an update its own, lower one; nothing of the statement is written.
     await expect(t.pg.query(`INSERT INTO actions (lock_id, type) VALUES (9502, 'instance.create'), (9501, 'instance.update')`)).rejects.toMatchObject({
       code: '53400',
-      message: expect.stringContaining(`group 9501 already holds 2 unfinished actions, the max group depth (type 'instance.update' limit: 2)`),
+      message: expect.stringContaining(`group 9501 would hold at least 4 unfinished actions, over the max group depth (type 'instance.update' limit: 2)`),
     });
     await expect(t.pg.query(`INSERT INTO actions (lock_id, type) VALUES (9501, 'instance.create')`)).rejects.toMatchObject({
       message: expect.stringContaining('(global limit: 4)'),
@@ -110,7 +110,7 @@ describe('maximum group depth', () => {
     // In one statement into a fresh group: the third update meets depth 2, the first row that fails names it.
     await expect(t.pg.query(`INSERT INTO actions (lock_id, type) SELECT 9503, 'instance.update' FROM generate_series(1, 3)`)).rejects.toMatchObject({
       code: '53400',
-      message: expect.stringContaining('group 9503 already holds 2'),
+      message: expect.stringContaining('group 9503 would hold 3 unfinished actions'),
     });
     // An ON CONFLICT DO NOTHING that inserts nothing is never refused, even at the limit.
     await t.pg.query(`INSERT INTO actions (lock_id, type, idempotency_key) VALUES (9504, 'instance.update', 'k1'), (9504, 'instance.update', 'k2')`);
@@ -154,10 +154,10 @@ describe('maximum group depth', () => {
   it('says what a refused batch would have made the group hold, not what it already held', async () => {
     // An empty group, limit 3, a batch of 4: the group held nothing before, it would have held 4.
     await request(t.url).put('/group-depth-limits/global').send({ maxDepth: 3 }).expect(200);
-    const batch = { actions: Array.from({ length: 4 }, () => ({ type: 'instance.create', lockId: '9501' })) };
+    const batch = { actions: Array.from({ length: 4 }, () => ({ type: 'instance.create', lockId: '9651' })) };
     const refused = await request(t.url).post('/actions/batch').send(batch).expect(429);
-    expect(refused.body.message).toBe('actions: group 9501 would hold 4 unfinished actions, over the max group depth (global limit: 3); nothing was enqueued');
-    expect((await t.pg.query(`SELECT 1 FROM actions WHERE lock_id = 9501`)).rowCount).toBe(0);
+    expect(refused.body.message).toBe('actions: group 9651 would hold 4 unfinished actions, over the max group depth (global limit: 3); nothing was enqueued');
+    expect((await t.pg.query(`SELECT 1 FROM actions WHERE lock_id = 9651`)).rowCount).toBe(0);
   });
 
   it('refuses type names no action can have, as /pauses and /rate-limits do, storing nothing', async () => {

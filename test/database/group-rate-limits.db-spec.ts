@@ -161,6 +161,9 @@ describe('rate limits per group', () => {
     };
     await bad('put', '/rate-limits/groups/abc', { perSecond: 1 }, 'lockId');
     await bad('put', '/rate-limits/groups/99999999999999999999', { perSecond: 1 }, 'lockId');
+    // A lock id reserved for string group keys names no group to act on, as for POST /actions and /pauses.
+    const reserved = await request(t.url).put('/rate-limits/groups/-9223372036854775806').send({ perSecond: 1 }).expect(400);
+    expect(reserved.body.message).toEqual([expect.stringContaining('lockId is reserved for string group keys')]);
     await bad('delete', '/rate-limits/groups/1.5', undefined, 'lockId');
     await bad('put', '/rate-limits/groups/5', { perSecond: 0 }, 'perSecond');
     await bad('put', '/rate-limits/groups/5', {}, 'perSecond');

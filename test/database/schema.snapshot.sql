@@ -436,17 +436,19 @@ BEGIN
     SELECT lock_id, min(id) AS first_id, max(max_depth) AS cap FROM added GROUP BY lock_id
   ), held AS (
     -- The group's holding rows older than the statement, counted up to the
-    -- largest limit any of its new rows meets.
-    SELECT g.lock_id, (
+    -- largest limit any of its new rows meets, plus one: past the cap the
+    -- refusal's message says "at least".
+    SELECT g.lock_id, g.cap, (
       SELECT count(*) FROM (
         SELECT 1 FROM actions AS a
         WHERE a.lock_id = g.lock_id AND a.holds_group AND a.lock_id IS NOT NULL AND a.id < g.first_id
-        LIMIT g.cap
+        LIMIT g.cap + 1
       ) AS older
     ) AS older_count
     FROM groups AS g
   )
-  SELECT a.id, a.lock_id, a.group_key, a.max_depth, a.limit_type, h.older_count + a.ahead_in_statement + 1 AS would_hold
+  SELECT a.id, a.lock_id, a.group_key, a.max_depth, a.limit_type, h.older_count + a.ahead_in_statement + 1 AS would_hold,
+         h.older_count > h.cap AS capped
   INTO v_row
   FROM added AS a JOIN held AS h USING (lock_id)
   WHERE h.older_count + a.ahead_in_statement >= a.max_depth
@@ -454,9 +456,9 @@ BEGIN
   LIMIT 1;
   IF FOUND THEN
     -- What the group would hold with this row (the rows ahead of it in the statement
-    -- count): exact unless the older rows reached the count's cap (mixed limits), then a lower bound.
+    -- count); "at least" when the count of older rows stopped at its cap.
     RAISE EXCEPTION 'actions: group % would hold % unfinished actions, over the max group depth (% limit: %)',
-      coalesce(quote_literal(v_row.group_key), v_row.lock_id::text), v_row.would_hold,
+      coalesce(quote_literal(v_row.group_key), v_row.lock_id::text), CASE WHEN v_row.capped THEN 'at least ' ELSE '' END || v_row.would_hold,
       CASE WHEN v_row.limit_type IS NULL THEN 'global' ELSE format('type %L', v_row.limit_type) END, v_row.max_depth
       USING ERRCODE = '53400',
             CONSTRAINT = 'action_group_depth_limit',
