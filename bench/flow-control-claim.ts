@@ -76,8 +76,20 @@ async function claimMs(c: Client): Promise<number> {
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
 
-async function main(): Promise<void> {
-  const rounds = Number(process.argv.find((a) => a.startsWith('--rounds='))?.slice('--rounds='.length) ?? 5);
+/** One case's claim times (ms): median and 10th-90th percentiles. */
+export interface FlowControlClaimCost {
+  name: string;
+  median: number;
+  p10: number;
+  p90: number;
+}
+
+/**
+ * Times the claim in each case (see the file comment), the cases taken in
+ * turn within each of `rounds` rounds of 40 claims.
+ * @returns one entry per case, in CASES order.
+ */
+export async function flowControlClaimCosts(rounds: number): Promise<FlowControlClaimCost[]> {
   const perRound = 40;
   const names = CASES.map((_, i) => `aq_bench_flow_claim_${process.pid}_${i}`);
   const clients: Client[] = [];
@@ -97,18 +109,32 @@ async function main(): Promise<void> {
     for (let r = 0; r < rounds; r++) {
       for (const [i, c] of clients.entries()) for (let k = 0; k < perRound; k++) samples[i].push(await claimMs(c));
     }
-    process.stdout.write(`claim of ${LIMIT} (rolled back, a sweep each), ${rounds} rounds x ${perRound} per case, ms:\n`);
-    for (const [i, kase] of CASES.entries()) {
+    return CASES.map((kase, i) => {
       const s = [...samples[i]].sort((a, b) => a - b);
-      process.stdout.write(`  ${kase.name.padEnd(14)} median ${pct(s, 0.5).toFixed(2)}  p10 ${pct(s, 0.1).toFixed(2)}  p90 ${pct(s, 0.9).toFixed(2)}\n`);
-    }
+      return { name: kase.name, median: pct(s, 0.5), p10: pct(s, 0.1), p90: pct(s, 0.9) };
+    });
   } finally {
     await Promise.all(clients.map((c) => c.end()));
     for (const name of names) await dropDatabase(name);
   }
 }
 
-main().catch((error) => {
-  process.stderr.write(`${String(error)}\n`);
-  process.exit(1);
-});
+/** The lines `npm run bench` prints for {@link flowControlClaimCosts}. */
+export function describeFlowControlClaimCosts(costs: FlowControlClaimCost[], rounds: number): string[] {
+  return [
+    `Flow control in the claim: one claim of ${LIMIT} (rolled back, a sweep each), ${rounds} rounds x 40 per case, ms:`,
+    ...costs.map((k) => `  ${k.name.padEnd(14)} median ${k.median.toFixed(2)}  p10 ${k.p10.toFixed(2)}  p90 ${k.p90.toFixed(2)}`),
+  ];
+}
+
+async function main(): Promise<void> {
+  const rounds = Number(process.argv.find((a) => a.startsWith('--rounds='))?.slice('--rounds='.length) ?? 5);
+  for (const line of describeFlowControlClaimCosts(await flowControlClaimCosts(rounds), rounds)) process.stdout.write(`${line}\n`);
+}
+
+if (require.main === module) {
+  main().catch((error) => {
+    process.stderr.write(`${String(error)}\n`);
+    process.exit(1);
+  });
+}

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { CLAIM_ACTIONS_SQL } from '../src/queue/sql/claim-actions.sql';
 import { claimSelectionSql } from './claim-selection';
+import { describeFlowControlClaimCosts, flowControlClaimCosts } from './flow-control-claim';
 import { AdminReadResult, adminReadsScenario } from './admin-reads';
 import { herdScenario, INSTANCES } from './idle-herd';
 import { COST_TABLE_HEADER, CostPerAction, CpuMeter, formatCost, PgbenchCost, pgbenchSimpleUpdateCost } from './cpu-per-action';
@@ -514,6 +515,8 @@ async function main(): Promise<void> {
   const rest = await restEnqueueScenario();
   const scale = await scaleScenario();
   const adminReads = await runAdminReads();
+  const flowRounds = quick ? 2 : 5;
+  const flowClaim = await flowControlClaimCosts(flowRounds);
 
   for (const r of [wide, ungrouped, many, othersAlone, withDeep, deep]) r.ratioToBaseline = r.actionsPerSecond / base.sixteen;
   deep.ratioToBaseline = deep.actionsPerSecond / base.one;
@@ -569,6 +572,7 @@ async function main(): Promise<void> {
   logCosts(results, meanPgbenchCost(before.simpleUpdate, after.simpleUpdate));
   log('');
   log(`Claim statement median: ${scale.small.toFixed(3)} ms at 10 000 pending, ${scale.large.toFixed(3)} ms at 1 000 000 pending (half in one group)`);
+  for (const line of describeFlowControlClaimCosts(flowClaim, flowRounds)) log(line);
   log(`SQL INSERT ... SELECT of 100 000 rows into 1 000 groups: ${scale.insertRowsPerSec.toFixed(0)} rows/s, one head per group: ${scale.headsOk}`);
   log('');
   logAdminReads(adminReads);
@@ -584,7 +588,15 @@ async function main(): Promise<void> {
   writeFileSync(
     'bench-results.json',
     JSON.stringify(
-      { mode: quick ? 'quick' : 'full', baseline: base, scenarios: results, claimMs: { at10k: scale.small, at1m: scale.large }, adminReads, targets },
+      {
+        mode: quick ? 'quick' : 'full',
+        baseline: base,
+        scenarios: results,
+        claimMs: { at10k: scale.small, at1m: scale.large },
+        flowControlClaimMs: flowClaim,
+        adminReads,
+        targets,
+      },
       null,
       2,
     ),

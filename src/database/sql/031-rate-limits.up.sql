@@ -352,8 +352,12 @@ END $$;
 --
 -- Pauses (030). Paused types and the paused queue leave the types
 -- (aq_flow_claimable_types); paused groups are anti-joined in the selection.
--- With nothing paused the added cost is the two probes of
--- aq_flow_claimable_types and one probe of an empty index per candidate head.
+-- With nothing paused or limited the added cost is one statement of three
+-- probes (which controls are in use) and one probe of an empty index per
+-- candidate head; the lease's rows are returned as they come (no array, no
+-- payment). Claim of 16 at 10 000 pending, rolled back, pgbench medians
+-- alternated on the shared 2-core machine: 023 alone 0.85-1.10 ms; with
+-- flow control first 1.16-1.30 ms, with this fast path 1.00-1.13 ms.
 -- With paused groups, their due heads above the floor are walked in
 -- (run_at, id) order and dropped by the anti-join: a claim costs one index
 -- probe per paused head it passes (measured in docs/flow-control.md). The
@@ -414,8 +418,11 @@ DECLARE
     coalesce(nullif(current_setting('aq.claim_sweep_interval_ms', true), ''), '1000')::double precision / 1000;
   c_sweep_cost_factor CONSTANT double precision := 100.0;
   c_sweep_free_cost CONSTANT double precision := 0.002;
-  v_types   text[] := aq_flow_claimable_types(p_types); -- flow control: paused types and queue
-  v_ltypes  text[];                                     -- flow control: rate-limited types with tokens
+  v_types   text[] := p_types;                          -- flow control: the types left after it
+  v_paused  boolean;                                    -- flow control: is anything paused,
+  v_limited boolean;                                    -- ... any type limited,
+  v_glimited boolean;                                   -- ... any group limited?
+  v_ltypes  text[] := '{}';                             -- flow control: rate-limited types with tokens
   v_lallow  int[];                                      -- ... and how many of each may start
   v_empty   text[];                                     -- ... and those whose bucket is empty
   v_trimmed timestamptz;                                -- ... the earliest head left for want of tokens
@@ -443,12 +450,20 @@ DECLARE
   v_first   timestamptz;
   v_found   int;
 BEGIN
-  IF cardinality(v_types) = 0 THEN -- flow control: nothing may be claimed
-    RETURN;
+  -- flow control: one statement says which controls are in use (usually
+  -- none: then the claim is 023's plus one probe of an empty index per
+  -- candidate head for the paused groups).
+  SELECT EXISTS (SELECT 1 FROM action_pauses), EXISTS (SELECT 1 FROM action_rate_limits), EXISTS (SELECT 1 FROM action_group_rate_limits)
+  INTO v_paused, v_limited, v_glimited;
+  IF v_paused THEN
+    v_types := aq_flow_claimable_types(p_types); -- paused types and queue
+    IF cardinality(v_types) = 0 THEN -- nothing may be claimed
+      RETURN;
+    END IF;
   END IF;
   -- flow control: rate limits (031): a type whose bucket is empty leaves the
   -- selection; the others keep at most their allowance of what it finds.
-  IF EXISTS (SELECT 1 FROM action_rate_limits AS b WHERE b.type = ANY(v_types) AND b.per_second IS NOT NULL) THEN
+  IF v_limited AND EXISTS (SELECT 1 FROM action_rate_limits AS b WHERE b.type = ANY(v_types) AND b.per_second IS NOT NULL) THEN
     SELECT coalesce(array_agg(t.type) FILTER (WHERE t.allowance > 0), '{}'),
            coalesce(array_agg(t.allowance) FILTER (WHERE t.allowance > 0), '{}'),
            coalesce(array_agg(t.type) FILTER (WHERE t.allowance < 1), '{}')
@@ -535,7 +550,7 @@ BEGIN
     v_floor := greatest(v_floor, least(CASE WHEN v_found < p_limit THEN now() ELSE v_first END, v_trimmed) - c_floor_slack);
     PERFORM set_config('aq.claim_frontier', concat_ws('|', v_key, v_floor::text, v_swept::text, v_cost::text, v_seen::text), false);
   END IF;
-  IF cardinality(v_ids) > 0 AND EXISTS (SELECT 1 FROM action_group_rate_limits) THEN
+  IF cardinality(v_ids) > 0 AND v_glimited THEN
     -- flow control: rate limits per group. A head with a token takes it now
     -- (aq_lease_selected below leases every selected head: each is locked,
     -- pending, due and of a type in p_types); one without is held back to
@@ -587,6 +602,10 @@ BEGIN
     RETURN;
   END IF;
   -- The heads were selected under row lock with every filter above: no re-check.
+  IF cardinality(v_ltypes) = 0 THEN
+    RETURN QUERY SELECT * FROM aq_lease_selected(v_ids, p_worker, p_lease_ms, p_types, p_caps);
+    RETURN;
+  END IF;
   v_leased := ARRAY(SELECT l FROM aq_lease_selected(v_ids, p_worker, p_lease_ms, p_types, p_caps) AS l);
   -- flow control: pay for what was leased.
   UPDATE action_rate_limits AS b SET tokens = b.tokens - x.n
