@@ -173,6 +173,11 @@ describe('rate limits per group', () => {
     await bad('get', '/rate-limits/groups?limit=0', undefined, 'limit');
     await bad('get', '/rate-limits/groups?after=x', undefined, 'after');
     await expect(t.pg.query(`SELECT aq_set_group_rate_limit(5, 0)`)).rejects.toMatchObject({ code: '22023' });
+    // By SQL too, with the insert's SQLSTATE and wording (as aq_pause_group).
+    await expect(t.pg.query(`SELECT aq_set_group_rate_limit(-9223372036854775806, 1)`)).rejects.toMatchObject({
+      code: '23514',
+      message: expect.stringContaining('is reserved for string group keys'),
+    });
     await expect(t.pg.query(`SELECT aq_set_group_rate_limit(5, 1, 0)`)).rejects.toMatchObject({ code: '22023' });
   });
 });

@@ -1616,6 +1616,13 @@ BEGIN
   IF p_lock_id IS NULL THEN
     RAISE EXCEPTION 'actions: a group rate limit needs a lock id' USING ERRCODE = '22023';
   END IF;
+  -- As aq_pause (030): a lock id of the range reserved for string group keys
+  -- names a group only once a key was interned under it (the by-key function
+  -- interns first). The handler below lets this one through unchanged.
+  IF p_lock_id <= -9223090561878065153 AND NOT EXISTS (SELECT 1 FROM action_group_keys WHERE lock_id = p_lock_id) THEN
+    RAISE EXCEPTION 'actions: lock_id % is reserved for string group keys (lock ids up to -9223090561878065153); limit by group key (aq_set_group_key_rate_limit), or another lock_id', p_lock_id
+      USING ERRCODE = '23514';
+  END IF;
   -- The group's pending head, then its bucket: the order a claim locks them
   -- in (no deadlock), and a claim that is holding the head back has
   -- committed before the next statement reads held_id / held_until.
@@ -1639,6 +1646,9 @@ BEGIN
   RETURNING * INTO v_row;
   RETURN v_row;
 EXCEPTION WHEN check_violation THEN
+  IF SQLERRM LIKE 'actions: lock_id % is reserved for string group keys%' THEN
+    RAISE;
+  END IF;
   RAISE EXCEPTION 'actions: invalid rate limit for group %: % per second, burst %', p_lock_id, p_per_second, p_burst USING ERRCODE = '22023';
 END $function$
 ;
