@@ -26,4 +26,17 @@ describe('AdaptiveBatchSize', () => {
     batch.succeeded();
     expect(batch.size).toBe(1000);
   });
+
+  it('retries a timeout at the minimum as often as asked, counting only timeouts in a row', () => {
+    const batch = new AdaptiveBatchSize(2, 1, 2);
+    expect(batch.timedOut()).toBe(true); // 2 -> 1
+    expect(batch.timedOut()).toBe(true); // at 1: retry 1
+    expect(batch.timedOut()).toBe(true); // retry 2
+    expect(batch.timedOut()).toBe(false);
+    batch.succeeded(); // 1 -> 2, and the count starts again
+    expect(batch.timedOut()).toBe(true);
+    expect(batch.timedOut()).toBe(true);
+    expect(batch.timedOut()).toBe(true);
+    expect(batch.timedOut()).toBe(false);
+  });
 });

@@ -5,17 +5,26 @@
  * towards `max` after each statement that completes. With a DBA's
  * `statement_timeout = '50ms'` a job that would cancel its 1 000-row
  * statement forever instead settles on the size that fits.
+ *
+ * A timeout at `min` may be retried `retriesAtMin` times in a row: the first
+ * statements of a new session also plan the statement and the triggers'
+ * PL/pgSQL (15-24 ms for one retention row on this project's 2-core machine,
+ * against 1-3 ms once cached), and a cancelled first run leaves part of that
+ * cached, so the next run can fit a limit the first one could not.
  */
 export class AdaptiveBatchSize {
   private current: number;
+  private timeoutsAtMin = 0;
 
   /**
    * @param max the size to use while statements complete (rows).
-   * @param min the smallest size; a timeout at it is not retried.
+   * @param min the smallest size.
+   * @param retriesAtMin how many timeouts in a row at `min` are retried (0: none).
    */
   constructor(
     readonly max: number,
     readonly min = 1,
+    readonly retriesAtMin = 0,
   ) {
     this.current = max;
   }
@@ -28,14 +37,16 @@ export class AdaptiveBatchSize {
   /** A statement of `size` completed: the next may be twice as large (up to `max`). */
   succeeded(): void {
     this.current = Math.min(this.max, this.current * 2);
+    this.timeoutsAtMin = 0;
   }
 
   /**
    * A statement of `size` was cancelled by the timeout.
-   * @returns whether a smaller size is left to try (false: it was already `min`).
+   * @returns whether to try again: at a smaller size, or at `min` while
+   *   fewer than `retriesAtMin` timeouts in a row happened there.
    */
   timedOut(): boolean {
-    if (this.current <= this.min) return false;
+    if (this.current <= this.min) return this.timeoutsAtMin++ < this.retriesAtMin;
     this.current = Math.max(this.min, Math.floor(this.current / 2));
     return true;
   }

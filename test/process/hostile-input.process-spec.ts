@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { request } from 'node:http';
 import { Client } from 'pg';
 import { ServiceProcess, startServiceProcess, waitFor, withTestDatabase } from '../support';
 
@@ -10,30 +9,17 @@ function rssOf(pid: number): number {
 }
 
 /**
- * Sends `body` and resolves with the status, the parsed answer and the
- * milliseconds until the answer. A raw `http.request`, not fetch: the service
- * answers an oversize body from its Content-Length and closes the connection
- * while the client still writes (as curl and browsers expect), and fetch
- * reports that as "fetch failed" (EPIPE) instead of the answer it got. A write
- * error after the answer arrived is the expected end of such an exchange.
+ * Sends `body` with fetch (the typed client's transport) and resolves with the
+ * status, the parsed answer and the milliseconds until the answer. The
+ * service answers an oversize body from its Content-Length while the client
+ * still sends it; fetch must get that answer, not "fetch failed" (EPIPE: the
+ * service used to close the connection under the upload).
  */
-function timedPost(url: string, body: string): Promise<{ status: number; body: { message?: unknown }; ms: number }> {
+async function timedPost(url: string, body: string): Promise<{ status: number; body: { message?: unknown }; ms: number }> {
   const started = performance.now();
-  return new Promise((resolve, reject) => {
-    let answered = false;
-    const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      answered = true;
-      const ms = performance.now() - started;
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as { message?: unknown }, ms }));
-      res.on('error', reject);
-    });
-    req.on('error', (error) => {
-      if (!answered) reject(error);
-    });
-    req.end(body);
-  });
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+  const ms = performance.now() - started;
+  return { status: res.status, body: (await res.json()) as { message?: unknown }, ms };
 }
 
 /**

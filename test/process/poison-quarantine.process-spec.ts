@@ -62,10 +62,15 @@ describe('poison detection', () => {
     expect(lost.length).toBeGreaterThanOrEqual(2);
     expect(lost.length).toBeLessThanOrEqual(3);
     expect(executed.length - lost.length).toBeLessThanOrEqual(2);
-    // An attempt that never started (leased while its instance waited to be alone, then that instance was
-    // fenced by a stall of its own, as happens on a loaded machine) is released: recorded, never charged.
+    // An attempt that never started is recorded and never charged: released when its instance was fenced
+    // by a stall of its own (leased while it waited to be alone, as happens on a loaded machine), or
+    // lease_expired when its instance died before starting it (the instance that had just released the
+    // culprit after a failed renewal claimed it again and ran out of memory on the first run's garbage).
     const neverStarted = trace.filter((t) => !executed.some((e) => e.attempt === t.attempt));
-    expect(neverStarted.map((t) => t.outcome)).toEqual(neverStarted.map(() => 'released'));
+    for (const t of neverStarted) {
+      expect(['released', 'lease_expired']).toContain(t.outcome);
+      expect(t.error).not.toMatch(/\(charged/);
+    }
     expect(trace).toHaveLength(culprit[0].attempts);
     expect(new Set(executed.map((r) => r.pid)).size).toBe(executed.length);
     await waitFor(async () => executed.every((r) => supervisor!.deaths.has(r.pid)), 20_000);

@@ -101,19 +101,20 @@ export function applyBodyParser(app: INestApplication & { useBodyParser(type: 'j
 
 /**
  * Express middleware answering 413 at once to a `POST /actions` whose
- * `Content-Length` is over `limitBytes`, without reading the body (the body
- * parser would first read and discard all of it) and closing the connection
- * after the answer. A chunked body without a length is left to the parser's limit.
+ * `Content-Length` is over `limitBytes`, before the body parser reads any of
+ * it. The connection stays open: Node reads and discards the rest of the body
+ * (no parse, no buffer), so a client that is still sending reads the answer.
+ * Closing it under the upload made fetch (and the typed client) report
+ * "fetch failed" (EPIPE) instead of the 413. A body that never ends is cut by
+ * Node's requestTimeout (REQUEST_TIMEOUT_MS), as any body. A chunked body
+ * without a length is left to the parser's limit.
  */
 function refuseOversizeSingleAction(limitBytes: number, bodyLimitBytes: number) {
   const why = limitBytes < bodyLimitBytes ? ', the most one action can take (4 x MAX_PAYLOAD_BYTES + 16384); its payload cannot fit' : ' (BODY_LIMIT_BYTES)';
   return (req: Request, res: Response, next: NextFunction): void => {
     const length = Number(req.headers['content-length']);
     if (!isSingleEnqueue(req) || !(length > limitBytes)) return next();
-    res
-      .status(413)
-      .set('Connection', 'close')
-      .json({ statusCode: 413, message: `request body of ${length} bytes exceeds ${limitBytes} bytes${why}`, error: 'Payload Too Large' });
+    res.status(413).json({ statusCode: 413, message: `request body of ${length} bytes exceeds ${limitBytes} bytes${why}`, error: 'Payload Too Large' });
   };
 }
 
