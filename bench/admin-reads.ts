@@ -51,7 +51,7 @@ async function fillLiveQueue(c: Client): Promise<void> {
  * finished over the last 30 days except RECENT_ENDINGS in the last 15 minutes,
  * each with one trace row.
  */
-async function fillHistory(c: Client, count: number): Promise<void> {
+export async function fillHistory(c: Client, count: number): Promise<void> {
   await c.query('SET session_replication_role = replica');
   await c.query(
     `INSERT INTO actions (id, lock_id, type, payload, status, is_head, holds_group, attempts, charged_attempts, on_failure,

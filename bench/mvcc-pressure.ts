@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { Client } from 'pg';
 import { ServiceProcess, startServiceProcess } from '../src/testing';
@@ -15,9 +16,9 @@ import { BENCH_SERVER_URL, databaseUrl, dropDatabase, withClient } from './bench
  * pressure, then the pressure ends and the producer goes on for RECOVERY_S.
  * - `none`: no pressure (the reference).
  * - `xid`: one session holds `BEGIN; SELECT txid_current();` idle in transaction.
- * - `readers`: four sessions run REPEATABLE READ transactions back to back, each
- *   scanning actions, action_groups and action_attempts, so some snapshot is
- *   always open.
+ * - `readers`: four sessions each hold one REPEATABLE READ transaction for the
+ *   whole phase and count the rows of `actions` every 100 ms (the public
+ *   harness's "active readers": see repeatableReadReaders).
  * Reported per phase (database clock, from the trace): completions / offered
  * during the pressure, pickup latency ("claim" p50/p99: first attempt's start
  * minus created_at, for actions enqueued during the pressure), the backlog
@@ -30,7 +31,8 @@ import { BENCH_SERVER_URL, databaseUrl, dropDatabase, withClient } from './bench
  * `--pressure-groups=0` (lock ids i % N; 0: no group), `--pressure-phases=none,xid,readers`,
  * `--pressure-entry=<dist/src/main.js of another checkout>` (its service
  * migrates the database itself: an A/B against older code),
- * `--pressure-label=<name>` (printed, and the results file's suffix).
+ * `--pressure-label=<name>` (printed, and the results file's suffix),
+ * `--pressure-reader-nice=19` (the readers' server processes reniced: see repeatableReadReaders).
  */
 
 const TICK_MS = 25;
@@ -39,6 +41,8 @@ const RECOVERY_S = 30;
 /** The statistics collector reports a backend's counts at most once a second; wait that long before reading n_dead_tup. */
 const STATS_SETTLE_MS = 1_500;
 const READERS = 4;
+/** A reader's pause between two counts (the harness's 0.1 s). */
+const READER_PAUSE_MS = 100;
 const QUEUE_TABLES = `('actions', 'action_groups', 'action_attempts')`;
 
 /** One pressure phase's figures. */
@@ -55,6 +59,9 @@ export interface PressurePhaseResult {
   backlogAfterRecovery: number;
   deadTuplesPerAction: number;
   traceOk: boolean;
+  /** `readers` only: how many counts the four readers made, and their mean time (ms). */
+  readerScans?: number;
+  readerScanMeanMs?: number;
 }
 
 interface PressureOptions {
@@ -65,6 +72,8 @@ interface PressureOptions {
   phases: string[];
   entry?: string;
   label: string;
+  /** Nice value of the readers' server processes (0: as the service's; see repeatableReadReaders). */
+  readerNice: number;
 }
 
 function option(argv: string[], name: string): string | undefined {
@@ -82,6 +91,7 @@ function parseOptions(argv: string[]): PressureOptions {
     phases,
     entry: option(argv, 'entry'),
     label: option(argv, 'label') ?? (option(argv, 'entry') ? 'other checkout' : 'this checkout'),
+    readerNice: Number(option(argv, 'reader-nice') ?? 0),
   };
 }
 
@@ -150,29 +160,50 @@ async function holdXid(url: string): Promise<Pressure> {
   };
 }
 
-async function repeatableReadReaders(url: string): Promise<Pressure> {
+/**
+ * Four analytics readers as the public harness runs them (hardbyte/postgresql-job-queue-benchmarking,
+ * bench_harness/hooks.py, "active-readers"): each opens one REPEATABLE READ transaction and keeps it
+ * for the whole phase (its snapshot holds the horizon), counting the rows of `actions` every
+ * READER_PAUSE_MS. Each count sees the table as it was when the phase began, so it reads every row
+ * version written since: the scans grow with the phase, as a report over a busy table does.
+ * With `nice` > 0 (`--pressure-reader-nice=19`) their server processes run at that nice value: on a
+ * 2-core machine the four growing scans end up taking most of the CPU, which readers on a replica
+ * or on a larger server would not take from the queue; the phase then shows what their snapshots
+ * and scans do to the queue (a held horizon, buffers, locks) apart from the CPU they use.
+ * Needs the server on this machine and the right to renice its processes (root or its owner).
+ */
+async function repeatableReadReaders(url: string, nice: number): Promise<Pressure & { scans(): { count: number; meanMs: number } }> {
   let stopped = false;
+  let scans = 0;
+  let scanMs = 0;
   const clients = await Promise.all(
     Array.from({ length: READERS }, async () => {
       const c = new Client({ connectionString: url });
       await c.connect();
+      if (nice !== 0) {
+        // A server on this machine only: its backend is a local process we may renice.
+        const { rows } = await c.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+        execFileSync('renice', ['-n', String(nice), '-p', String(rows[0].pid)], { stdio: 'ignore' });
+      }
+      await c.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
       return c;
     }),
   );
   const loops = clients.map(async (c) => {
     while (!stopped) {
-      await c.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
-      await c.query(`SELECT count(*), max(run_at) FROM actions`);
-      await c.query(`SELECT count(*) FROM action_groups`);
-      await c.query(`SELECT count(*), max(finished_at) FROM action_attempts`);
-      await c.query('COMMIT');
+      const t0 = performance.now();
+      await c.query(`SELECT count(*) FROM actions`);
+      scanMs += performance.now() - t0;
+      scans += 1;
+      await sleep(READER_PAUSE_MS);
     }
   });
   return {
+    scans: () => ({ count: scans, meanMs: scanMs / Math.max(1, scans) }),
     release: async () => {
       stopped = true;
       await Promise.all(loops);
-      await Promise.all(clients.map((c) => c.end()));
+      await Promise.all(clients.map(async (c) => (await c.query('COMMIT'), await c.end())));
     },
   };
 }
@@ -217,12 +248,14 @@ async function runPhase(phase: string, o: PressureOptions, log: (line: string) =
         const deadBefore = await deadTuples(observer);
         const offeredBefore = producer.count;
         const { rows: startRows } = await observer.query<{ t: string }>(`SELECT clock_timestamp()::text AS t`);
-        const pressure = phase === 'xid' ? await holdXid(url) : phase === 'readers' ? await repeatableReadReaders(url) : undefined;
+        const readers = phase === 'readers' ? await repeatableReadReaders(url, o.readerNice) : undefined;
+        const pressure = phase === 'xid' ? await holdXid(url) : readers;
         await sleep(o.seconds * 1000);
         const { rows: endRows } = await observer.query<{ t: string }>(`SELECT clock_timestamp()::text AS t`);
         const offered = producer.count - offeredBefore;
         const backlogAtEnd = await backlog(observer);
         const deadAfter = await deadTuples(observer);
+        const readerScans = readers?.scans();
         await pressure?.release();
         await sleep(RECOVERY_S * 1000);
         const backlogAfterRecovery = await backlog(observer);
@@ -254,6 +287,8 @@ async function runPhase(phase: string, o: PressureOptions, log: (line: string) =
           backlogAfterRecovery,
           deadTuplesPerAction: (deadAfter - deadBefore) / Math.max(1, done[0].n),
           traceOk: twice[0].n === 0,
+          readerScans: readerScans?.count,
+          readerScanMeanMs: readerScans?.meanMs,
         };
         log(formatPhase(result));
         return result;
@@ -277,6 +312,7 @@ function formatPhase(r: PressurePhaseResult): string {
     `backlog ${r.backlogAtEnd} at end, ${r.backlogAfterRecovery} ${RECOVERY_S} s after`,
     `dead tuples/action ${r.deadTuplesPerAction.toFixed(2)}`,
     r.traceOk ? 'trace ok' : 'DONE TWICE',
+    ...(r.readerScans !== undefined ? [`reader scans ${r.readerScans} (mean ${r.readerScanMeanMs?.toFixed(1)} ms)`] : []),
   ].join('  ');
 }
 
@@ -284,7 +320,7 @@ function formatPhase(r: PressurePhaseResult): string {
 export async function pressureMain(argv: string[], log: (line: string) => void): Promise<PressurePhaseResult[]> {
   const o = parseOptions(argv);
   log(
-    `MVCC pressure (${o.label}): ${o.rate}/s offered, ${o.workers} worker slots, ${o.groups > 0 ? `${o.groups} groups` : 'no groups'}, phases of ${o.seconds} s (+${WARM_UP_S} s warm-up, +${RECOVERY_S} s recovery)`,
+    `MVCC pressure (${o.label}): ${o.rate}/s offered, ${o.workers} worker slots, ${o.groups > 0 ? `${o.groups} groups` : 'no groups'}, phases of ${o.seconds} s (+${WARM_UP_S} s warm-up, +${RECOVERY_S} s recovery)${o.readerNice !== 0 ? `, readers at nice ${o.readerNice}` : ''}`,
   );
   const results: PressurePhaseResult[] = [];
   for (const phase of o.phases) results.push(await runPhase(phase, o, log));

@@ -5,6 +5,7 @@ import { SQL_MIGRATIONS_DIR } from '../src/database/migrations/sql-file-migratio
 import { CLAIM_ACTIONS_SQL } from '../src/queue/sql/claim-actions.sql';
 import { FINISH_ATTEMPTS_SQL } from '../src/queue/sql/finish-attempts.sql';
 import { createMigratedDatabase, dropDatabase, withClient } from './bench-database';
+import { claimValues, finishValues, PROBE_BATCH, PROBE_TYPE, probeClaimAndFinish } from './claim-finish-probe';
 
 /**
  * Where the time goes under a held MVCC horizon: the worker's two statements
@@ -24,55 +25,12 @@ import { createMigratedDatabase, dropDatabase, withClient } from './bench-databa
  * (023's down migration applied), for an A/B in one session.
  */
 
-const TYPE = 'instance.update';
-const BATCH = 32;
-const LEASE_MS = 60_000;
 const SAMPLE_EVERY = 4_800;
 
-interface ExplainRoot {
-  Plan: { 'Shared Hit Blocks'?: number; 'Shared Read Blocks'?: number };
-  'Execution Time': number;
-}
-
-function finishValues(worker: string, rows: { id: string; attempts: number }[]): unknown[] {
-  return [
-    worker,
-    rows.map((r) => r.id),
-    rows.map((r) => r.attempts),
-    rows.map(() => 'done'),
-    rows.map(() => '{}'),
-    rows.map(() => null),
-    rows.map(() => null),
-    rows.map(() => 0),
-    rows.map(() => 'done'),
-    rows.map(() => 0),
-    [TYPE],
-    [null],
-    LEASE_MS,
-    0,
-  ];
-}
-
-async function explain(c: Client, sql: string, values: unknown[]): Promise<{ buffers: number; ms: number }> {
-  const { rows } = await c.query<{ 'QUERY PLAN': ExplainRoot[] }>(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${sql}`, values);
-  const root = rows[0]['QUERY PLAN'][0];
-  return { buffers: (root.Plan['Shared Hit Blocks'] ?? 0) + (root.Plan['Shared Read Blocks'] ?? 0), ms: root['Execution Time'] };
-}
-
-/** One claim and one finish of BATCH actions, measured, then rolled back. */
+/** One claim and one finish of PROBE_BATCH actions, measured, then rolled back. */
 async function sample(c: Client): Promise<string> {
-  await c.query(`INSERT INTO actions (lock_id, type, payload) SELECT NULL, $1, '{}' FROM generate_series(1, $2::int)`, [TYPE, BATCH]);
-  await c.query('BEGIN');
-  try {
-    const claim = await explain(c, CLAIM_ACTIONS_SQL.text, ['probe', [TYPE], [null], BATCH, LEASE_MS, false]);
-    const { rows } = await c.query<{ id: string; attempts: number }>(
-      `SELECT id::text, attempts FROM actions WHERE status = 'running' AND lease_owner = 'probe'`,
-    );
-    const finish = await explain(c, FINISH_ATTEMPTS_SQL.text, finishValues('probe', rows));
-    return `claim ${claim.buffers} buffers ${claim.ms.toFixed(2)} ms (${rows.length} rows), finish ${finish.buffers} buffers ${finish.ms.toFixed(2)} ms`;
-  } finally {
-    await c.query('ROLLBACK');
-  }
+  const { claim, finish, claimed } = await probeClaimAndFinish(c);
+  return `claim ${claim.buffers} buffers ${claim.ms.toFixed(2)} ms (${claimed} rows), finish ${finish.buffers} buffers ${finish.ms.toFixed(2)} ms`;
 }
 
 async function main(): Promise<void> {
@@ -93,8 +51,8 @@ async function main(): Promise<void> {
     console.log(`probe: ${before023 ? 'claim and finish of 022' : 'this release'}, ${hold ? 'horizon held' : 'no hold'}, ${lockExpr}`);
     await withClient(url, async (c) => {
       for (let done = 0; done < total;) {
-        await c.query(`INSERT INTO actions (lock_id, type, payload) SELECT ${lockExpr}, $1, '{}' FROM generate_series(1, $2::int)`, [TYPE, BATCH]);
-        const { rows } = await c.query({ ...CLAIM_ACTIONS_SQL, values: ['w', [TYPE], [null], BATCH, LEASE_MS, false] });
+        await c.query(`INSERT INTO actions (lock_id, type, payload) SELECT ${lockExpr}, $1, '{}' FROM generate_series(1, $2::int)`, [PROBE_TYPE, PROBE_BATCH]);
+        const { rows } = await c.query({ ...CLAIM_ACTIONS_SQL, values: claimValues('w') });
         await c.query({ ...FINISH_ATTEMPTS_SQL, values: finishValues('w', rows) });
         const before = done;
         done += rows.length;

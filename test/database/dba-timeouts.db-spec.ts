@@ -1,3 +1,4 @@
+// @run-alone (test/support/run-alone.ts): statement limits of 20 and 50 ms.
 import request from 'supertest';
 import { Client, Pool } from 'pg';
 import { loadSettings } from '../../src/config/settings';

@@ -1,3 +1,4 @@
+// @run-alone (test/support/run-alone.ts): gaps between starts in ms.
 import request from 'supertest';
 import type { Client } from 'pg';
 import { checkTrace, formatTraceReport, waitFor, withTestApp } from '../support';

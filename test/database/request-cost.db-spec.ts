@@ -1,3 +1,4 @@
+// @run-alone (test/support/run-alone.ts): per-byte growth of request times.
 import fc from 'fast-check';
 import { withTestApp } from '../support';
 

@@ -1,3 +1,4 @@
+// @run-alone (test/support/run-alone.ts): starts within 250 ms of their run_at.
 import { INestApplication } from '@nestjs/common';
 import { Client } from 'pg';
 import { sleep, startTestApp, waitFor, withTestDatabase } from '../support';

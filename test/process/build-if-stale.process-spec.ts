@@ -1,3 +1,4 @@
+// @run-alone (test/support/run-alone.ts): it rebuilds dist/, which the other process specs run.
 import { execFile } from 'node:child_process';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,3 +1,4 @@
+// @run-alone (test/support/run-alone.ts): recovery times against a clean run of the same workload.
 import { Client } from 'pg';
 import { BlackholeProxy, ServiceProcess, sleep, startBlackholeProxy, startFixtureService, waitFor, withTestDatabase } from '../support';
 

@@ -1,3 +1,4 @@
+// @run-alone (test/support/run-alone.ts): answer times in ms and memory peaks.
 import { readFileSync } from 'node:fs';
 import { Client } from 'pg';
 import { ServiceProcess, startServiceProcess, waitFor, withTestDatabase } from '../support';

@@ -1,3 +1,4 @@
+// @run-alone (test/support/run-alone.ts): claims per action and CPU of eight instances, counted against the clock.
 import { Client } from 'pg';
 import { checkTrace, formatTraceReport, insertAction, metricSample, ServiceProcess, startServiceProcess, waitFor, withTestDatabase } from '../support';
 import { WAKE_LOCK_NAMESPACE } from '../../src/queue/wake-leadership';

@@ -1,3 +1,4 @@
+// @run-alone (test/support/run-alone.ts): start rates within 10 % and gaps between starts.
 import request from 'supertest';
 import type { Client } from 'pg';
 import { checkTrace, formatTraceReport, ServiceProcess, startServiceProcess, waitFor, withTestDatabase } from '../support';

@@ -1,3 +1,4 @@
+// @run-alone (test/support/run-alone.ts): a handler must stop within LEASE_MS / 6 of its lease.
 import { Client } from 'pg';
 import {
   BlackholeProxy,
