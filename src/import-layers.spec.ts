@@ -14,6 +14,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 /** The layers, bottom first. Each entry: the units of the layer and why they sit there. */
 const LAYERS: ReadonlyArray<{ units: string[]; what: string }> = [
   { units: ['vocabulary.ts', 'sleep.ts', 'wait-at-most.ts'], what: 'the domain words and small helpers everything may use' },
+  { units: ['shutdown-steps.ts'], what: 'the bounded, named waits of every shutdown hook (on waitAtMost)' },
   { units: ['data-model', 'release', 'handlers', 'client'], what: 'the entities, the release facts, the handler contract, the HTTP client' },
   { units: ['config'], what: 'the validated settings' },
   { units: ['database'], what: 'connections, migrations and the schema runner' },

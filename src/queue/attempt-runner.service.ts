@@ -21,6 +21,17 @@ import { waitAtMost } from '../wait-at-most';
 
 /** Longest wait for a handler to stop after a cancel or shutdown abort, before giving up on it (ms). */
 const MAX_ABORT_GRACE_MS = 2_000;
+
+/**
+ * How long a handler gets to stop after a cancel or shutdown abort before its
+ * attempt ends without it (ms): a third of the lease, at most 2 s.
+ *
+ * @param leaseMs the LEASE_MS setting (ms).
+ */
+export function abortGraceMs(leaseMs: number): number {
+  return Math.min(MAX_ABORT_GRACE_MS, Math.floor(leaseMs / 3));
+}
+
 /** After any other abort, how long a handler that honours its signal gets to return before it counts as stuck (ms). */
 const SETTLE_GRACE_MS = 50;
 const SETTLED: Promise<void> = Promise.resolve();
@@ -82,7 +93,7 @@ export class AttemptRunner {
     private readonly threads: HandlerThreads,
     private readonly watchdog: WatchdogSharedState,
   ) {
-    this.abortGraceMs = Math.min(MAX_ABORT_GRACE_MS, Math.floor(settings.LEASE_MS / 3));
+    this.abortGraceMs = abortGraceMs(settings.LEASE_MS);
     this.attributeStrayErrors = settings.STRAY_ERROR_POLICY !== 'off';
   }
 

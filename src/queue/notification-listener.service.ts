@@ -1,7 +1,7 @@
-import { waitAtMost } from '../wait-at-most';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Client } from 'pg';
 import { dedicatedClient, destroySocket } from '../database/dedicated-connection';
+import { shutdownStep } from '../shutdown-steps';
 import { WAKE_UP_PLAN, WakeUpPlan } from './wake-up-plan';
 
 /** Channel the triggers notify when a head becomes claimable. */
@@ -19,7 +19,7 @@ const CONNECT_TIMEOUT_MS = 5_000;
 const RECONNECT_BASE_MS = 200;
 const RECONNECT_CAP_MS = 5_000;
 /** Longest wait for the LISTEN connection to close on stop (ms). */
-const STOP_TIMEOUT_MS = 1_000;
+export const LISTEN_STOP_TIMEOUT_MS = 1_000;
 
 /** What the listener calls on notifications. */
 export interface NotificationHandlers {
@@ -73,7 +73,7 @@ export class NotificationListener {
 
   /**
    * Stops listening and closes the connection, waiting at most
-   * STOP_TIMEOUT_MS: an unreachable database must not hold up a shutdown.
+   * LISTEN_STOP_TIMEOUT_MS: an unreachable database must not hold up a shutdown.
    */
   async stop(): Promise<void> {
     this.stopped = true;
@@ -82,10 +82,7 @@ export class NotificationListener {
     this.client = null;
     this.connected = false;
     if (!client) return;
-    await waitAtMost(
-      client.end().catch(() => undefined),
-      STOP_TIMEOUT_MS,
-    );
+    await shutdownStep('worker: LISTEN connection closing', client.end(), LISTEN_STOP_TIMEOUT_MS);
     destroySocket(client);
   }
 

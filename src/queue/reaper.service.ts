@@ -4,6 +4,7 @@ import { QueueSettings } from '../config/settings';
 import { SETTINGS } from '../config/settings.token';
 import { PG_POOL } from '../database/pg-pool.provider';
 import { hotPathQuery, statementNaming } from '../database/timed-query';
+import { JOB_STOP_TIMEOUT_MS, shutdownStep } from '../shutdown-steps';
 import { LeaseKeeper } from './lease-keeper.service';
 import { refusalGraceMs, unknownLeaseCutoffMs } from './reaper-timing';
 import { isDatabaseRefusal } from './database-refusal';
@@ -74,9 +75,17 @@ export class ReaperService implements OnApplicationBootstrap, BeforeApplicationS
     tick();
   }
 
+  /**
+   * Stops the timer and waits for a round in flight, at most
+   * JOB_STOP_TIMEOUT_MS: its statements have no client-side timeout, so on a
+   * database that stopped answering it would never end. A round left behind
+   * is rolled back when the pool closes; the next round anywhere does its work.
+   */
   async beforeApplicationShutdown(): Promise<void> {
     clearInterval(this.timer);
-    await this.running?.catch(() => undefined);
+    if (this.running && !(await shutdownStep('reaper: round in flight', this.running, JOB_STOP_TIMEOUT_MS))) {
+      this.logger.warn(`Reaper: the round in flight did not end within ${JOB_STOP_TIMEOUT_MS} ms of shutdown (database not answering?); leaving it`);
+    }
   }
 
   /**

@@ -3,7 +3,8 @@ import { QueueSettings } from '../config/settings';
 import { SETTINGS } from '../config/settings.token';
 import { ShutdownError } from './abort-reasons';
 import { AttemptExecutor } from './attempt-executor.service';
-import { waitAtMost } from '../wait-at-most';
+import { abortGraceMs } from './attempt-runner.service';
+import { shutdownStep } from '../shutdown-steps';
 import { ClaimerService } from './claimer.service';
 import { DueTimer } from './due-timer';
 import { LeaseKeeper } from './lease-keeper.service';
@@ -16,6 +17,21 @@ import { WorkerSlots } from './worker-slots';
 
 /** After a failed claim (database away), wait this long before the next (ms). */
 export const CLAIM_ERROR_PAUSE_MS = 500;
+
+/**
+ * How long shutdown waits, after aborting the handlers still running at
+ * SHUTDOWN_TIMEOUT_MS, for their attempts to end (ms): the abort grace (a
+ * handler that honours its signal returns within it; one that does not is
+ * given up on) plus LEASE_MS, the longest the release of an action is
+ * retried while the database does not answer (until its lease could expire:
+ * AttemptFinisher). Past it the attempts still ending are left behind and
+ * their leases expire on their own.
+ *
+ * @param leaseMs the LEASE_MS setting (ms).
+ */
+export function abortedAttemptsWaitMs(leaseMs: number): number {
+  return abortGraceMs(leaseMs) + leaseMs;
+}
 
 /**
  * The worker loop of one instance: claims when it has free slots and
@@ -38,7 +54,8 @@ export const CLAIM_ERROR_PAUSE_MS = 500;
  *   suspect, and the end of each suspect's attempt let the SuspectRunner take
  *   one due suspect into one slot, beside other work.
  * - Shutdown: no new claims; running handlers get SHUTDOWN_TIMEOUT_MS, then
- *   are aborted and their actions released.
+ *   are aborted and their actions released; every wait is bounded
+ *   (abortedAttemptsWaitMs), so a database that stopped answering cannot hold it up.
  */
 @Injectable()
 export class WorkerService implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -87,7 +104,8 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
   }
 
   onApplicationBootstrap(): void {
-    if (!this.settings.WORKER_ENABLED) return;
+    // Shutdown may begin before start-up ends (a signal while the app starts): then nothing starts.
+    if (!this.settings.WORKER_ENABLED || this.slots.isPaused('stopping')) return;
     this.started = true;
     this.pollTimer = setInterval(() => this.onPoll(), this.settings.WORKER_POLL_INTERVAL_MS);
     this.listener.start({
@@ -102,9 +120,21 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     this.onPoll();
   }
 
+  /**
+   * Stops the worker: no new claims, the LISTEN connection closed (at most
+   * LISTEN_STOP_TIMEOUT_MS), running handlers given SHUTDOWN_TIMEOUT_MS, then
+   * aborted and their actions released, waiting at most
+   * {@link abortedAttemptsWaitMs} for that. Each wait is bounded: a database
+   * that stopped answering, or a handler that ignores its signal, delays the
+   * shutdown by those bounds at most. Also before start-up has ended: the
+   * worker then never starts.
+   *
+   * @param signal the signal that started the shutdown, for the log.
+   */
   async beforeApplicationShutdown(signal?: string): Promise<void> {
-    if (!this.started || this.slots.isPaused('stopping')) return;
+    if (this.slots.isPaused('stopping')) return;
     this.slots.pause('stopping');
+    if (!this.started) return;
     clearInterval(this.pollTimer);
     clearInterval(this.shortPollTimer);
     clearTimeout(this.followerProbeTimer);
@@ -112,10 +142,15 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     this.suspectDueTimer.cancel();
     this.logger.log(`Shutting down${signal ? ` (${signal})` : ''}: no new claims; ${this.executor.activeAttempts} running`);
     await this.listener.stop();
-    if (!(await waitAtMost(this.executor.whenIdle(), this.settings.SHUTDOWN_TIMEOUT_MS))) {
+    if (!(await shutdownStep('worker: running handlers finishing', this.executor.whenIdle(), this.settings.SHUTDOWN_TIMEOUT_MS))) {
       this.logger.warn(`Shutdown timeout: aborting ${this.executor.activeAttempts} running handler(s) and releasing their actions`);
       this.leases.abortAll(() => new ShutdownError());
-      await this.executor.whenIdle();
+      const waitMs = abortedAttemptsWaitMs(this.settings.LEASE_MS);
+      if (!(await shutdownStep('worker: aborted handlers stopping and their actions being released', this.executor.whenIdle(), waitMs))) {
+        this.logger.warn(
+          `Shutdown: ${this.executor.activeAttempts} attempt(s) still not ended ${waitMs} ms after the abort (a handler ignoring its signal, or a database not answering); leaving them, their leases expire`,
+        );
+      }
     }
     this.logger.log('Worker stopped');
   }

@@ -5,6 +5,7 @@ import { SETTINGS } from '../config/settings.token';
 import { AdaptiveBatchSize } from '../database/adaptive-batch-size';
 import { PG_POOL } from '../database/pg-pool.provider';
 import { isStatementTimeout } from '../database/statement-timeout';
+import { JOB_STOP_TIMEOUT_MS, shutdownStep } from '../shutdown-steps';
 import { DELETE_EMPTY_GROUPS_SQL, LOCK_EMPTY_GROUPS_SQL } from './sql/delete-empty-groups.sql';
 import { DELETE_EXPIRED_ACTIONS_SQL } from './sql/delete-expired-actions.sql';
 
@@ -55,10 +56,18 @@ export class RetentionService implements OnApplicationBootstrap, BeforeApplicati
     tick();
   }
 
+  /**
+   * Stops the timer and waits for a run in flight (it stops after its current
+   * batch), at most JOB_STOP_TIMEOUT_MS: on a database that stopped answering
+   * its statement would never end. A batch left behind is rolled back when
+   * the pool closes; nothing of it was deleted.
+   */
   async beforeApplicationShutdown(): Promise<void> {
     this.stopping = true;
     clearInterval(this.timer);
-    await this.running?.catch(() => undefined);
+    if (this.running && !(await shutdownStep('retention: run in flight', this.running, JOB_STOP_TIMEOUT_MS))) {
+      this.logger.warn(`Retention: the run in flight did not end within ${JOB_STOP_TIMEOUT_MS} ms of shutdown (database not answering?); leaving it`);
+    }
   }
 
   /**

@@ -5,6 +5,7 @@ import { QueueSettings } from '../config/settings';
 import { SETTINGS } from '../config/settings.token';
 import { PG_POOL } from '../database/pg-pool.provider';
 import { ActionHandlersRegistry } from '../handlers/action-handlers.registry';
+import { JOB_STOP_TIMEOUT_MS, shutdownStep } from '../shutdown-steps';
 import { parseCron, planTicks } from './schedule-plan';
 import { SCHEDULE_POLL_INTERVAL_MS, SCHEDULES_PER_ROUND } from './schedule-defaults';
 import { checkSchedule, scheduleValues } from './schedule-input';
@@ -84,12 +85,21 @@ export class ScheduleTicker implements OnApplicationBootstrap, BeforeApplication
     this.tick();
   }
 
+  /**
+   * Stops the ticker and waits for a round in flight, at most
+   * JOB_STOP_TIMEOUT_MS: a round's statements have no client-side timeout, so
+   * on a connection to a database that stopped answering (a partition) it
+   * would never end. One left behind is rolled back when the pool closes: its
+   * ticks stay due for the next instance.
+   */
   async beforeApplicationShutdown(): Promise<void> {
     this.stopping = true;
     // ScheduleModule clears its entries at shutdown too, in an order of its own: either may go first.
     if (this.scheduler.doesExist('interval', SCHEDULE_TICKER_POLL)) this.scheduler.deleteInterval(SCHEDULE_TICKER_POLL);
     this.cancelWake();
-    await this.running;
+    if (this.running && !(await shutdownStep('schedule ticker: round in flight', this.running, JOB_STOP_TIMEOUT_MS))) {
+      this.logger.warn(`recurring actions: the round in flight did not end within ${JOB_STOP_TIMEOUT_MS} ms of shutdown (database not answering?); leaving it`);
+    }
   }
 
   /**

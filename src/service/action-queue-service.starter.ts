@@ -5,6 +5,7 @@ import { EmbeddedPostgresHandle, startEmbeddedPostgres } from '../database/embed
 import { networkExposureProblem, noApiKeyWarning } from './security/network-exposure';
 import { StartupLogger } from './logging/startup-logger';
 import { createServiceApp } from './service-app.factory';
+import { armShutdownDeadline, shutdownDeadlineMs } from './shutdown-deadline';
 
 /**
  * Modules to add to the service, typically the ones providing your
@@ -60,7 +61,12 @@ export interface ActionQueueServiceHandle {
  *   (API_KEY), CORS and the body limit;
  * - turns on the process guards (STRAY_ERROR_POLICY, WATCHDOG_ENABLED);
  * - on SIGTERM or SIGINT drains the worker (SHUTDOWN_TIMEOUT_MS), closes the
- *   app, stops the embedded PostgreSQL and exits with code 0.
+ *   app, stops the embedded PostgreSQL and exits with code 0; during start-up
+ *   too (what has started is stopped). Every step is bounded, so it exits
+ *   even when the database stopped answering; if the shutdown has not ended
+ *   within SHUTDOWN_TIMEOUT_MS + LEASE_MS + at most 12 s (22 s with the
+ *   embedded PostgreSQL), it logs the steps still pending
+ *   and exits with code 1.
  *
  * When start-up fails on the environment (a bad setting, a port in use,
  * PostgreSQL not starting) it prints one line saying why, sets
@@ -100,29 +106,22 @@ export async function bootstrapActionQueueService(options: ActionQueueServiceOpt
   }
   // JSON from the first line on: the app's pino logger replaces this one when it exists.
   Logger.overrideLogger(new StartupLogger(settings));
-  let embedded: EmbeddedPostgresHandle | null;
-  try {
-    embedded = settings.DATABASE_URL ? null : await startEmbeddedPostgres(settings, logger);
-  } catch (error) {
-    // A clear line (data folder in use on another port, binaries missing, ...), no stack trace.
-    console.error(`Embedded PostgreSQL did not start: ${(error as Error).message}`);
-    process.exitCode = 1;
-    return undefined;
-  }
-  const databaseUrl = settings.DATABASE_URL ?? embedded!.url;
-  const imports = typeof options.imports === 'function' ? options.imports(settings) : (options.imports ?? []);
-  let app: INestApplication;
-  try {
-    app = await createServiceApp({ databaseUrl, settings, imports });
-  } catch (error) {
-    await embedded?.stop().catch(() => undefined);
-    throw error;
-  }
+  // A signal stops the service however far start-up has got: installed before anything starts,
+  // so that a SIGTERM while connecting or migrating (say, to a database that stopped answering)
+  // ends the process too. What exists by then is stopped (stop), within the deadline.
+  let embedded: EmbeddedPostgresHandle | null = null;
+  let app: INestApplication | undefined = undefined;
   let stopping: Promise<void> | null = null;
-  const stop = () => (stopping ??= app.close().then(() => embedded?.stop()));
+  const stop = () =>
+    (stopping ??= (async () => {
+      await app?.close();
+      await embedded?.stop();
+    })());
   const shutdown = (signal: NodeJS.Signals) => {
     if (stopping) return;
-    logger.log(`${signal} received: draining`);
+    logger.log(`${signal} received: ${app ? 'draining' : 'stopping during start-up'}`);
+    // The backstop: every step below is bounded by itself; whatever is not, this ends.
+    armShutdownDeadline(shutdownDeadlineMs(settings, !settings.DATABASE_URL), logger);
     // Nest runs beforeApplicationShutdown (the worker drains) and closes the pool.
     void stop()
       .then(() => {
@@ -137,8 +136,36 @@ export async function bootstrapActionQueueService(options: ActionQueueServiceOpt
   process.on('SIGTERM', shutdown);
   process.on('SIGINT', shutdown);
   try {
+    embedded = settings.DATABASE_URL ? null : await startEmbeddedPostgres(settings, logger);
+  } catch (error) {
+    if (stopping) return undefined;
+    // A clear line (data folder in use on another port, binaries missing, ...), no stack trace.
+    console.error(`Embedded PostgreSQL did not start: ${(error as Error).message}`);
+    process.exitCode = 1;
+    return undefined;
+  }
+  const databaseUrl = settings.DATABASE_URL ?? embedded!.url;
+  const imports = typeof options.imports === 'function' ? options.imports(settings) : (options.imports ?? []);
+  let created: INestApplication;
+  try {
+    created = await createServiceApp({ databaseUrl, settings, imports });
+  } catch (error) {
+    await embedded?.stop().catch(() => undefined);
+    // Stopping anyway (a signal during start-up): the shutdown under way exits.
+    if (stopping) return undefined;
+    throw error;
+  }
+  if (stopping) {
+    // A signal came while the app was being built: it was not there to close.
+    await created.close().catch(() => undefined);
+    return undefined;
+  }
+  app = created;
+  try {
     await app.listen(settings.PORT, settings.HOST);
   } catch (error) {
+    // Stopping anyway (a signal during start-up closed the app under it): the shutdown under way exits.
+    if (stopping) return undefined;
     // A port in use (or any other listen failure): one clear line, and the embedded server stops too.
     const { code, message } = error as Error & { code?: string };
     const hint = code === 'EADDRINUSE' ? `: port ${settings.PORT} is in use on ${settings.HOST}; set PORT to a free port` : `: ${message}`;

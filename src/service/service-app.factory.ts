@@ -8,6 +8,7 @@ import { setupOpenApi } from '../docs/openapi';
 import { DatabaseUnavailableFilter } from '../http/database-unavailable.filter';
 import { QueueValidationPipe } from '../http/validation.pipe';
 import { applyBodyParser, applyHttpSecurity } from './security/http-security';
+import { BoundedCloseExpressAdapter } from './bounded-close-express-adapter';
 
 /**
  * Builds the service's Nest application (the one the service starter runs):
@@ -16,14 +17,16 @@ import { applyBodyParser, applyHttpSecurity } from './security/http-security';
  * limited to BODY_LIMIT_BYTES with its JSON checks, validation (unknown
  * fields refused, every error naming its field) and a 503 filter for an
  * unreachable database on every route, and the OpenAPI document at `/docs`.
- * Does not listen; call `app.listen(port)`.
+ * Closing it waits at most HTTP_CLOSE_TIMEOUT_MS for the HTTP requests in
+ * flight (BoundedCloseExpressAdapter). Does not listen; call `app.listen(port)`.
  *
  * @param options database URL, settings (default from process.env) and the modules to add.
  * @throws Error naming the setting when a setting is invalid.
  */
 export async function createServiceApp(options: AppModuleOptions): Promise<INestApplication> {
   const settings = options.settings ?? loadSettings(process.env);
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot({ ...options, settings }), {
+  // Its close waits a bounded time for the requests in flight (bounded-close-express-adapter.ts).
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot({ ...options, settings }), new BoundedCloseExpressAdapter(), {
     bodyParser: false,
     // Start-up logs wait for pino (useLogger below); 'silent' stays silent even before.
     bufferLogs: settings.LOG_LEVEL !== 'silent',

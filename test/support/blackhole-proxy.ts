@@ -12,6 +12,16 @@ export interface BlackholeProxy {
   /** The proxy's URL form of `targetUrl`: same database, the proxy's port. */
   url: string;
   blackhole(): void;
+  /**
+   * Cuts every connection (as {@link blackhole}) the moment a client sends
+   * bytes containing `text` (a statement's text or its prepared name, e.g.
+   * `aq_claim_actions`, which PostgreSQL's protocol carries in clear): that
+   * statement reaches the server, its answer never comes back. Armed once;
+   * resolves when it fired.
+   */
+  blackholeOn(text: string): Promise<void>;
+  /** Client connections accepted so far (a client connecting during a cut is accepted, and then hangs). */
+  accepted(): number;
   restore(): void;
   close(): Promise<void>;
 }
@@ -22,6 +32,8 @@ export async function startBlackholeProxy(targetUrl: string): Promise<BlackholeP
   const sockets = new Set<Socket>();
   const links: { from: Socket; to: Socket }[] = [];
   let cut = false;
+  let trigger: { text: string; fire: () => void } | null = null;
+  let accepted = 0;
   // Connections opened during a cut reach PostgreSQL only at restore(): a
   // paused socket never sees its client's FIN, so an upstream opened at once
   // would hold a PostgreSQL backend (waiting for a startup packet) until the
@@ -29,6 +41,7 @@ export async function startBlackholeProxy(targetUrl: string): Promise<BlackholeP
   // exhausts the server's connection slots ("too many clients already").
   let deferredConnects: Array<() => void> = [];
   const server: Server = createServer((client) => {
+    accepted++;
     const upstream = new Socket();
     const connectUpstream = () => upstream.connect(Number(target.port || 5432), target.hostname);
     if (!cut) connectUpstream();
@@ -39,6 +52,11 @@ export async function startBlackholeProxy(targetUrl: string): Promise<BlackholeP
     ] as const) {
       sockets.add(from);
       links.push({ from, to });
+      // Before the pipe's own listener: the cut happens as this chunk goes through.
+      if (from === client)
+        from.prependListener('data', (chunk: Buffer) => {
+          if (trigger && chunk.includes(trigger.text)) trigger.fire();
+        });
       if (!cut) from.pipe(to);
       else from.pause();
       from.on('error', () => to.destroy());
@@ -51,17 +69,31 @@ export async function startBlackholeProxy(targetUrl: string): Promise<BlackholeP
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = new URL(targetUrl);
   url.port = String((server.address() as AddressInfo).port);
+  const blackhole = () => {
+    cut = true;
+    for (const { from, to } of links) {
+      from.unpipe(to);
+      from.pause();
+    }
+  };
   return {
     url: url.toString(),
-    blackhole: () => {
-      cut = true;
-      for (const { from, to } of links) {
-        from.unpipe(to);
-        from.pause();
-      }
-    },
+    blackhole,
+    blackholeOn: (text) =>
+      new Promise<void>((resolve) => {
+        trigger = {
+          text,
+          fire: () => {
+            trigger = null;
+            blackhole();
+            resolve();
+          },
+        };
+      }),
+    accepted: () => accepted,
     restore: () => {
       cut = false;
+      trigger = null;
       for (const connect of deferredConnects) connect();
       deferredConnects = [];
       for (const { from, to } of links) if (!from.destroyed) from.pipe(to);

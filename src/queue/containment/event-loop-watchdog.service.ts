@@ -4,6 +4,7 @@ import { Worker } from 'node:worker_threads';
 import { QueueSettings } from '../../config/settings';
 import { SETTINGS } from '../../config/settings.token';
 import { DATABASE_URL } from '../../database/database-url.token';
+import { shutdownStep, THREAD_STOP_TIMEOUT_MS } from '../../shutdown-steps';
 import { LeaseTiming } from '../lease-timing';
 import { LEASE_TIMING } from '../lease-timing.token';
 import { WORKER_ID } from '../worker-id.token';
@@ -64,9 +65,13 @@ export class EventLoopWatchdog implements OnApplicationBootstrap, OnApplicationS
     this.thread.on('error', (error) => this.logger.error(`Event-loop watchdog thread failed: ${error.message}`));
   }
 
+  /** Stops the watchdog thread, waiting at most THREAD_STOP_TIMEOUT_MS for it to terminate. */
   async onApplicationShutdown(): Promise<void> {
     clearInterval(this.ticker);
-    await this.thread?.terminate();
+    const thread = this.thread;
     this.thread = null;
+    if (thread && !(await shutdownStep('event-loop watchdog thread terminating', thread.terminate(), THREAD_STOP_TIMEOUT_MS))) {
+      this.logger.warn(`Event-loop watchdog thread did not terminate within ${THREAD_STOP_TIMEOUT_MS} ms; leaving it`);
+    }
   }
 }

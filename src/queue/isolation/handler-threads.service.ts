@@ -8,6 +8,7 @@ import { stringifyJson } from '../../http/json-text';
 import type { RegisteredHandler } from '../../handlers/action-handlers.registry';
 import { QueueSettings } from '../../config/settings';
 import { SETTINGS } from '../../config/settings.token';
+import { shutdownStep, THREAD_STOP_TIMEOUT_MS } from '../../shutdown-steps';
 import { SerializedResult } from '../handler-result';
 import { RETIRED_THREAD_EXIT_CODE, ThreadTask, ThreadTaskResult } from './thread-task';
 
@@ -150,10 +151,14 @@ export class HandlerThreads implements OnApplicationShutdown {
     return new SerializedResult(answer.resultJson);
   }
 
-  /** Terminates every handler thread. */
+  /** Terminates every handler thread, waiting at most THREAD_STOP_TIMEOUT_MS (a thread blocked in native code is left to the process's exit). */
   async onApplicationShutdown(): Promise<void> {
-    await Promise.all([...this.pools.values()].map((pool) => pool.destroy()));
+    if (this.pools.size === 0) return;
+    const destroyed = Promise.all([...this.pools.values()].map((pool) => pool.destroy()));
     this.pools.clear();
+    if (!(await shutdownStep('handler threads terminating', destroyed, THREAD_STOP_TIMEOUT_MS))) {
+      this.logger.warn(`Handler threads did not terminate within ${THREAD_STOP_TIMEOUT_MS} ms; leaving them`);
+    }
   }
 
   private poolFor(registered: RegisteredHandler): Piscina<ThreadTask, ThreadTaskResult> {
