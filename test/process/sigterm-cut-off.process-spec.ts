@@ -1,3 +1,4 @@
+// @run-alone (test/support/run-alone.ts): exits within 2 s and 7 s of a SIGTERM.
 import { POOL_CLOSE_TIMEOUT_MS } from '../../src/database/queue-database.closer';
 import { LISTEN_STOP_TIMEOUT_MS } from '../../src/queue/notification-listener.service';
 import { HTTP_CLOSE_TIMEOUT_MS } from '../../src/service/bounded-close-express-adapter';
