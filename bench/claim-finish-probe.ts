@@ -68,7 +68,9 @@ export async function probeClaimAndFinish(c: Client): Promise<{ claim: Statement
   await c.query('BEGIN');
   try {
     const claim = await explain(c, CLAIM_ACTIONS_SQL.text, claimValues('probe'));
-    const { rows } = await c.query<{ id: string; attempts: number }>(`SELECT id::text, attempts FROM actions WHERE status = 'running' AND lease_owner = 'probe'`);
+    const { rows } = await c.query<{ id: string; attempts: number }>(
+      `SELECT id::text, attempts FROM actions WHERE status = 'running' AND lease_owner = 'probe'`,
+    );
     const finish = await explain(c, FINISH_ATTEMPTS_SQL.text, finishValues('probe', rows));
     return { claim, finish, claimed: rows.length };
   } finally {

@@ -475,7 +475,8 @@ async function main(): Promise<void> {
     // pressure (no more than one second of arrivals left: those the workers are still taking), no action done twice.
     const pass = (p: PressurePhaseResult): boolean =>
       p.completedRatio >= 0.95 && p.claimP99Ms <= 1000 && p.backlogAfterRecovery <= p.offered / p.seconds && p.traceOk;
-    for (const p of phases) log(`  ${pass(p) ? 'PASS' : 'FAIL'}  ${p.label} ${p.phase}: completed >= 95 % of offered, pickup p99 <= 1 s, backlog gone 30 s after, none done twice`);
+    for (const p of phases)
+      log(`  ${pass(p) ? 'PASS' : 'FAIL'}  ${p.label} ${p.phase}: completed >= 95 % of offered, pickup p99 <= 1 s, backlog gone 30 s after, none done twice`);
     process.exitCode = phases.every(pass) ? 0 : 1;
     return;
   }
