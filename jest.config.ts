@@ -51,6 +51,8 @@ const config: Config = {
   // Two, as the machine has two cores: most specs wait on leases, timers and
   // processes, so two at once take about 0.7x the time of one at a time.
   maxWorkers: 2,
+  // Unit specs first: they take no run-alone lock, so none may run beside a spec marked @run-alone.
+  testSequencer: '<rootDir>/test/support/unit-first-sequencer.js',
   // Global: jest 30 does not read a project's own testTimeout.
   testTimeout: 120_000,
   projects: [
