@@ -13,7 +13,7 @@ import { FINISH_ATTEMPTS_SQL } from '../src/queue/sql/finish-attempts.sql';
 
 export const PROBE_TYPE = 'instance.update';
 export const PROBE_BATCH = 32;
-const LEASE_MS = 60_000;
+export const PROBE_LEASE_MS = 60_000;
 
 interface ExplainRoot {
   Plan: { 'Shared Hit Blocks'?: number; 'Shared Read Blocks'?: number };
@@ -26,8 +26,11 @@ export interface StatementCost {
   ms: number;
 }
 
-/** The parameters of aq_finish_attempts that record `rows` (claimed by `worker`) as done, claiming nothing. */
-export function finishValues(worker: string, rows: { id: string; attempts: number }[]): unknown[] {
+/**
+ * The parameters of aq_finish_attempts that record `rows` (leased by `worker`)
+ * as done, then hand off or claim up to `claimLimit` more of PROBE_TYPE (0: none).
+ */
+export function finishValues(worker: string, rows: { id: string; attempts: number }[], claimLimit = 0): unknown[] {
   return [
     worker,
     rows.map((r) => r.id),
@@ -41,14 +44,14 @@ export function finishValues(worker: string, rows: { id: string; attempts: numbe
     rows.map(() => 0),
     [PROBE_TYPE],
     [null],
-    LEASE_MS,
-    0,
+    PROBE_LEASE_MS,
+    claimLimit,
   ];
 }
 
 /** The parameters of aq_claim_actions for `worker`: up to PROBE_BATCH actions of PROBE_TYPE. */
 export function claimValues(worker: string): unknown[] {
-  return [worker, [PROBE_TYPE], [null], PROBE_BATCH, LEASE_MS, false];
+  return [worker, [PROBE_TYPE], [null], PROBE_BATCH, PROBE_LEASE_MS, false];
 }
 
 async function explain(c: Client, sql: string, values: unknown[]): Promise<StatementCost> {

@@ -3,6 +3,7 @@ import { CLAIM_ACTIONS_SQL } from '../src/queue/sql/claim-actions.sql';
 import { FINISH_ATTEMPTS_SQL } from '../src/queue/sql/finish-attempts.sql';
 import { createMigratedDatabase, dropDatabase, enqueueSql, withClient } from './bench-database';
 import { sleep } from '../src/sleep';
+import { finishValues, PROBE_LEASE_MS, PROBE_TYPE } from './claim-finish-probe';
 
 /**
  * What the database alone can do: the worker's two statements driven in a
@@ -20,42 +21,22 @@ import { sleep } from '../src/sleep';
  * dropped afterwards. Used for the analysis in bench/README.md.
  */
 
-const TYPE = 'instance.update';
-const LEASE_MS = 60_000;
+const TYPE = PROBE_TYPE;
+const LEASE_MS = PROBE_LEASE_MS;
 
-interface Held {
-  id: string;
-  attempt: number;
-}
+/** An action leased by a worker: its id and attempt number. */
+type Held = { id: string; attempts: number };
 
 async function claim(c: Client, worker: string, limit: number): Promise<Held[]> {
   const { rows } = await c.query({ ...CLAIM_ACTIONS_SQL, values: [worker, [TYPE], [null], limit, LEASE_MS, false] });
-  return rows.map((r: { id: string; attempts: number }) => ({ id: r.id, attempt: r.attempts }));
+  return rows.map((r: Held) => ({ id: r.id, attempts: r.attempts }));
 }
 
 /** Finishes `held` as done; returns how many were recorded and what was handed off or claimed. */
 async function finish(c: Client, worker: string, held: Held[], claimLimit: number): Promise<{ recorded: number; next: Held[] }> {
-  const { rows } = await c.query({
-    ...FINISH_ATTEMPTS_SQL,
-    values: [
-      worker,
-      held.map((h) => h.id),
-      held.map((h) => h.attempt),
-      held.map(() => 'done'),
-      held.map(() => '{}'),
-      held.map(() => null),
-      held.map(() => null),
-      held.map(() => 0),
-      held.map(() => 'done'),
-      held.map(() => 0),
-      [TYPE],
-      [null],
-      LEASE_MS,
-      claimLimit,
-    ],
-  });
+  const { rows } = await c.query({ ...FINISH_ATTEMPTS_SQL, values: finishValues(worker, held, claimLimit) });
   const recorded = rows.filter((r: { kind: string }) => r.kind === 'finished').length;
-  const next = rows.filter((r: { kind: string }) => r.kind === 'claimed').map((r: { id: string; attempts: number }) => ({ id: r.id, attempt: r.attempts }));
+  const next = rows.filter((r: { kind: string }) => r.kind === 'claimed').map((r: Held) => ({ id: r.id, attempts: r.attempts }));
   return { recorded, next };
 }
 

@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import { fillHistory } from './admin-reads';
 import { createMigratedDatabase, dropDatabase } from './bench-database';
-import { probeClaimAndFinish, StatementCost } from './claim-finish-probe';
+import { PROBE_BATCH, probeClaimAndFinish, StatementCost } from './claim-finish-probe';
 
 /**
  * Finished actions do not weigh on the hot path: the worker's claim and finish
@@ -42,12 +42,12 @@ async function main(): Promise<void> {
     for (let round = 0; round < ROUNDS; round++) {
       for (const [i, db] of dbs.entries()) {
         const { claim, finish, claimed } = await probeClaimAndFinish(db.client);
-        if (claimed !== 32) throw new Error(`the claim leased ${claimed} actions, not 32`);
+        if (claimed !== PROBE_BATCH) throw new Error(`the claim leased ${claimed} actions, not ${PROBE_BATCH}`);
         costs[i].claim.push(claim);
         costs[i].finish.push(finish);
       }
     }
-    console.log(`Claim and finish of 32 actions, medians of ${ROUNDS} rounds, ${SMALL} vs ${LARGE} finished actions kept:`);
+    console.log(`Claim and finish of ${PROBE_BATCH} actions, medians of ${ROUNDS} rounds, ${SMALL} vs ${LARGE} finished actions kept:`);
     for (const statement of ['claim', 'finish'] as const) {
       const [small, large] = costs.map((c) => ({ buffers: median(c[statement].map((x) => x.buffers)), ms: median(c[statement].map((x) => x.ms)) }));
       console.log(

@@ -28,6 +28,16 @@ describe('shutdownStep', () => {
     expect(pendingShutdownSteps()).toEqual([]);
   });
 
+  it('warns through the logger it is given when the time runs out, and only then', async () => {
+    const warnings: string[] = [];
+    const logger = { warn: (message: string) => warnings.push(message) };
+    await expect(shutdownStep('pool closing', Promise.resolve(), 1_000, logger)).resolves.toBe(true);
+    const late = shutdownStep('reaper: round in flight', new Promise(() => undefined), 1_000, logger);
+    await jest.advanceTimersByTimeAsync(1_000);
+    await expect(late).resolves.toBe(false);
+    expect(warnings).toEqual(['reaper: round in flight: not ended within 1000 ms of shutdown; leaving it']);
+  });
+
   it('counts a rejection as the end of the step, without rethrowing it', async () => {
     await expect(shutdownStep('listen', Promise.reject(new Error('connection reset')), 1_000)).resolves.toBe(true);
     expect(pendingShutdownSteps()).toEqual([]);

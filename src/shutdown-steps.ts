@@ -33,16 +33,19 @@ let nextStepId = 0;
  * @param work the step; a rejection counts as its end (the caller reports
  *   failures itself, before handing the promise here).
  * @param limitMs longest wait (ms).
+ * @param logger when given, warns `<name>: not ended within <limitMs> ms of shutdown; leaving it` when the time runs out.
  * @returns true when `work` settled in time, false when the time ran out (it is left to settle alone); never rejects.
  */
-export async function shutdownStep(name: string, work: Promise<unknown>, limitMs: number): Promise<boolean> {
+export async function shutdownStep(name: string, work: Promise<unknown>, limitMs: number, logger?: { warn(message: string): void }): Promise<boolean> {
   const id = nextStepId++;
   pending.set(id, name);
   try {
-    return await waitAtMost(
+    const ended = await waitAtMost(
       work.catch(() => undefined),
       limitMs,
     );
+    if (!ended) logger?.warn(`${name}: not ended within ${limitMs} ms of shutdown; leaving it`);
+    return ended;
   } finally {
     pending.delete(id);
   }

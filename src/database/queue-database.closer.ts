@@ -25,8 +25,6 @@ export class QueueDatabaseCloser implements OnApplicationShutdown {
   async onApplicationShutdown(): Promise<void> {
     if (!this.database.owned || !this.database.dataSource.isInitialized) return;
     const closed = this.database.dataSource.destroy().catch((error: unknown) => this.logger.warn(`database pool failed to close: ${String(error)}`));
-    if (!(await shutdownStep('database pool closing', closed, POOL_CLOSE_TIMEOUT_MS))) {
-      this.logger.warn(`database pool did not close within ${POOL_CLOSE_TIMEOUT_MS} ms; leaving it`);
-    }
+    await shutdownStep('database pool closing', closed, POOL_CLOSE_TIMEOUT_MS, this.logger);
   }
 }

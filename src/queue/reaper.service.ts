@@ -83,9 +83,7 @@ export class ReaperService implements OnApplicationBootstrap, BeforeApplicationS
    */
   async beforeApplicationShutdown(): Promise<void> {
     clearInterval(this.timer);
-    if (this.running && !(await shutdownStep('reaper: round in flight', this.running, JOB_STOP_TIMEOUT_MS))) {
-      this.logger.warn(`Reaper: the round in flight did not end within ${JOB_STOP_TIMEOUT_MS} ms of shutdown (database not answering?); leaving it`);
-    }
+    if (this.running) await shutdownStep('reaper: round in flight', this.running, JOB_STOP_TIMEOUT_MS, this.logger);
   }
 
   /**

@@ -65,9 +65,7 @@ export class RetentionService implements OnApplicationBootstrap, BeforeApplicati
   async beforeApplicationShutdown(): Promise<void> {
     this.stopping = true;
     clearInterval(this.timer);
-    if (this.running && !(await shutdownStep('retention: run in flight', this.running, JOB_STOP_TIMEOUT_MS))) {
-      this.logger.warn(`Retention: the run in flight did not end within ${JOB_STOP_TIMEOUT_MS} ms of shutdown (database not answering?); leaving it`);
-    }
+    if (this.running) await shutdownStep('retention: run in flight', this.running, JOB_STOP_TIMEOUT_MS, this.logger);
   }
 
   /**

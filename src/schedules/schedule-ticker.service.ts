@@ -97,9 +97,7 @@ export class ScheduleTicker implements OnApplicationBootstrap, BeforeApplication
     // ScheduleModule clears its entries at shutdown too, in an order of its own: either may go first.
     if (this.scheduler.doesExist('interval', SCHEDULE_TICKER_POLL)) this.scheduler.deleteInterval(SCHEDULE_TICKER_POLL);
     this.cancelWake();
-    if (this.running && !(await shutdownStep('schedule ticker: round in flight', this.running, JOB_STOP_TIMEOUT_MS))) {
-      this.logger.warn(`recurring actions: the round in flight did not end within ${JOB_STOP_TIMEOUT_MS} ms of shutdown (database not answering?); leaving it`);
-    }
+    if (this.running) await shutdownStep('schedule ticker: round in flight', this.running, JOB_STOP_TIMEOUT_MS, this.logger);
   }
 
   /**

@@ -70,8 +70,6 @@ export class EventLoopWatchdog implements OnApplicationBootstrap, OnApplicationS
     clearInterval(this.ticker);
     const thread = this.thread;
     this.thread = null;
-    if (thread && !(await shutdownStep('event-loop watchdog thread terminating', thread.terminate(), THREAD_STOP_TIMEOUT_MS))) {
-      this.logger.warn(`Event-loop watchdog thread did not terminate within ${THREAD_STOP_TIMEOUT_MS} ms; leaving it`);
-    }
+    if (thread) await shutdownStep('event-loop watchdog thread terminating', thread.terminate(), THREAD_STOP_TIMEOUT_MS, this.logger);
   }
 }

@@ -156,9 +156,7 @@ export class HandlerThreads implements OnApplicationShutdown {
     if (this.pools.size === 0) return;
     const destroyed = Promise.all([...this.pools.values()].map((pool) => pool.destroy()));
     this.pools.clear();
-    if (!(await shutdownStep('handler threads terminating', destroyed, THREAD_STOP_TIMEOUT_MS))) {
-      this.logger.warn(`Handler threads did not terminate within ${THREAD_STOP_TIMEOUT_MS} ms; leaving them`);
-    }
+    await shutdownStep('handler threads terminating', destroyed, THREAD_STOP_TIMEOUT_MS, this.logger);
   }
 
   private poolFor(registered: RegisteredHandler): Piscina<ThreadTask, ThreadTaskResult> {
