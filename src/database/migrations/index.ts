@@ -30,4 +30,5 @@ export const MIGRATIONS = [
   sqlFileMigration(1764460800035, 'LimitGroupDepth', '035-group-depth-limits'),
   sqlFileMigration(1764460800036, 'AddRecurringActions', '036-recurring-actions'),
   sqlFileMigration(1764460800037, 'AddBulkOperations', '037-bulk-operations'),
+  sqlFileMigration(1764460800038, 'HandOffFastPath', '038-hand-off-fast-path'),
 ];

@@ -328,19 +328,9 @@ CREATE OR REPLACE FUNCTION aq_lease_actions(p_ids bigint[], p_worker text, p_lea
   SET search_path FROM CURRENT
   AS $$
 DECLARE
-  v_types    text[];
-  v_paused   boolean;
-  v_glimited boolean;
+  v_types text[] := aq_flow_claimable_types(p_types); -- flow control: paused types and queue
 BEGIN
-  -- Which controls are in use, in one statement (as in the claim): with none,
-  -- the finishing statement's hand-off is 003's lease and nothing more.
-  SELECT EXISTS (SELECT 1 FROM action_pauses), EXISTS (SELECT 1 FROM action_group_rate_limits) INTO v_paused, v_glimited;
-  IF NOT v_paused AND NOT v_glimited THEN
-    RETURN QUERY SELECT * FROM aq_lease_selected(p_ids, p_worker, p_lease_ms, p_types, p_caps);
-    RETURN;
-  END IF;
-  v_types := aq_flow_claimable_types(p_types); -- flow control: paused types and queue
-  IF v_glimited THEN
+  IF EXISTS (SELECT 1 FROM action_group_rate_limits) THEN
     -- flow control: a rate-limited group's next head becomes a plain head
     -- due now, not at its old run_at (its enqueue): a head due in the past
     -- lies below the claims' floors and is found only by a sweep, which 023
