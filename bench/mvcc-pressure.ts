@@ -4,6 +4,7 @@ import { Client } from 'pg';
 import { ServiceProcess, startServiceProcess } from '../src/testing';
 import { sleep } from '../src/sleep';
 import { BENCH_SERVER_URL, databaseUrl, dropDatabase, withClient } from './bench-database';
+import { CostWindow, formatCostWindow, PressureCostTimeline } from './pressure-cost-timeline';
 
 /**
  * MVCC pressure scenarios: `npm run bench -- --pressure` (bench/README.md,
@@ -32,7 +33,9 @@ import { BENCH_SERVER_URL, databaseUrl, dropDatabase, withClient } from './bench
  * `--pressure-entry=<dist/src/main.js of another checkout>` (its service
  * migrates the database itself: an A/B against older code),
  * `--pressure-label=<name>` (printed, and the results file's suffix),
- * `--pressure-reader-nice=19` (the readers' server processes reniced: see repeatableReadReaders).
+ * `--pressure-reader-nice=19` (the readers' server processes reniced: see repeatableReadReaders),
+ * `--pressure-explain-ms=5` (auto_explain in the phase's database: every statement of the service,
+ * nested ones included, that runs 5 ms or longer goes to the server's log with its plan and buffers).
  */
 
 const TICK_MS = 25;
@@ -43,7 +46,10 @@ const STATS_SETTLE_MS = 1_500;
 const READERS = 4;
 /** A reader's pause between two counts (the harness's 0.1 s). */
 const READER_PAUSE_MS = 100;
-const QUEUE_TABLES = `('actions', 'action_groups', 'action_attempts')`;
+// Both layouts of the group tables (before and after migration 039), for A/B runs against older code.
+const QUEUE_TABLES = `('actions', 'action_groups', 'action_group_locks', 'action_group_heads', 'action_attempts')`;
+/** Length of the two windows whose cost per attempt is compared (s). */
+const COST_WINDOW_S = 30;
 
 /** One pressure phase's figures. */
 export interface PressurePhaseResult {
@@ -62,6 +68,9 @@ export interface PressurePhaseResult {
   /** `readers` only: how many counts the four readers made, and their mean time (ms). */
   readerScans?: number;
   readerScanMeanMs?: number;
+  /** The cost of an attempt in the first and in the last COST_WINDOW_S of the pressure (bench/pressure-cost-timeline.ts). */
+  costAtStart: CostWindow | null;
+  costAtEnd: CostWindow | null;
 }
 
 interface PressureOptions {
@@ -74,6 +83,8 @@ interface PressureOptions {
   label: string;
   /** Nice value of the readers' server processes (0: as the service's; see repeatableReadReaders). */
   readerNice: number;
+  /** auto_explain's log_min_duration for the phase's database (ms; undefined: off). */
+  explainMs?: number;
 }
 
 function option(argv: string[], name: string): string | undefined {
@@ -92,6 +103,7 @@ function parseOptions(argv: string[]): PressureOptions {
     entry: option(argv, 'entry'),
     label: option(argv, 'label') ?? (option(argv, 'entry') ? 'other checkout' : 'this checkout'),
     readerNice: Number(option(argv, 'reader-nice') ?? 0),
+    explainMs: option(argv, 'explain-ms') === undefined ? undefined : Number(option(argv, 'explain-ms')),
   };
 }
 
@@ -208,6 +220,23 @@ async function repeatableReadReaders(url: string, nice: number): Promise<Pressur
   };
 }
 
+/** Loads auto_explain into the sessions the service opens on `url` from now on (a superuser's setting). */
+async function logSlowPlans(url: string, minMs: number): Promise<void> {
+  await withClient(url, async (c) => {
+    const db = c.escapeIdentifier((await c.query<{ db: string }>('SELECT current_database() AS db')).rows[0].db);
+    for (const [name, value] of [
+      ['session_preload_libraries', 'auto_explain'],
+      ['auto_explain.log_min_duration', String(minMs)],
+      ['auto_explain.log_nested_statements', 'on'],
+      ['auto_explain.log_analyze', 'on'],
+      ['auto_explain.log_buffers', 'on'],
+      ['auto_explain.log_timing', 'off'],
+    ]) {
+      await c.query(`ALTER DATABASE ${db} SET ${name} = '${value}'`);
+    }
+  });
+}
+
 async function deadTuples(c: Client): Promise<number> {
   await sleep(STATS_SETTLE_MS);
   const { rows } = await c.query<{ n: number }>(`SELECT coalesce(sum(n_dead_tup), 0)::float8 AS n FROM pg_stat_user_tables WHERE relname IN ${QUEUE_TABLES}`);
@@ -224,6 +253,8 @@ async function runPhase(phase: string, o: PressureOptions, log: (line: string) =
   await dropDatabase(name);
   await withClient(BENCH_SERVER_URL, (admin) => admin.query(`CREATE DATABASE ${admin.escapeIdentifier(name)}`));
   const url = databaseUrl(name);
+  const timeline = await PressureCostTimeline.prepare(url);
+  if (o.explainMs !== undefined) await logSlowPlans(url, o.explainMs);
   let svc: ServiceProcess | undefined;
   try {
     svc = await startServiceProcess({
@@ -240,7 +271,9 @@ async function runPhase(phase: string, o: PressureOptions, log: (line: string) =
       healthyWithinMs: 120_000,
     });
     return await withClient(url, async (c) => {
+      const { rows: producerPid } = await c.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
       const producer = new Producer(c, o.rate, o.groups);
+      timeline.start(producerPid[0].pid);
       const observer = new Client({ connectionString: url });
       await observer.connect();
       try {
@@ -248,10 +281,12 @@ async function runPhase(phase: string, o: PressureOptions, log: (line: string) =
         const deadBefore = await deadTuples(observer);
         const offeredBefore = producer.count;
         const { rows: startRows } = await observer.query<{ t: string }>(`SELECT clock_timestamp()::text AS t`);
+        const pressureStartMs = Date.now();
         const readers = phase === 'readers' ? await repeatableReadReaders(url, o.readerNice) : undefined;
         const pressure = phase === 'xid' ? await holdXid(url) : readers;
         await sleep(o.seconds * 1000);
         const { rows: endRows } = await observer.query<{ t: string }>(`SELECT clock_timestamp()::text AS t`);
+        const pressureEndMs = Date.now();
         const offered = producer.count - offeredBefore;
         const backlogAtEnd = await backlog(observer);
         const deadAfter = await deadTuples(observer);
@@ -289,8 +324,11 @@ async function runPhase(phase: string, o: PressureOptions, log: (line: string) =
           traceOk: twice[0].n === 0,
           readerScans: readerScans?.count,
           readerScanMeanMs: readerScans?.meanMs,
+          costAtStart: timeline.window(pressureStartMs, pressureStartMs + COST_WINDOW_S * 1000 + 1000, pressureStartMs),
+          costAtEnd: timeline.window(pressureEndMs - COST_WINDOW_S * 1000 - 1000, pressureEndMs, pressureStartMs),
         };
         log(formatPhase(result));
+        for (const line of [...formatCostWindow('cost at start', result.costAtStart), ...formatCostWindow('cost at end', result.costAtEnd)]) log(line);
         return result;
       } finally {
         await producer.stop();
@@ -299,6 +337,7 @@ async function runPhase(phase: string, o: PressureOptions, log: (line: string) =
     });
   } finally {
     await svc?.stop();
+    await timeline.stop();
     await dropDatabase(name);
   }
 }
