@@ -2,14 +2,15 @@ import { DataSourceOptions } from 'typeorm';
 import { Action } from '../data-model/action.entity';
 import { ActionActivity, ActionActivityRollup } from '../data-model/action-activity.entity';
 import { ActionAttempt } from '../data-model/action-attempt.entity';
-import { ActionGroup } from '../data-model/action-group.entity';
+import { ActionGroupHead } from '../data-model/action-group-head.entity';
+import { ActionGroupLock } from '../data-model/action-group-lock.entity';
 import { ActionGroupKey } from '../data-model/action-group-key.entity';
 import { QUEUE_APPLICATION_NAME } from '../release/release-version';
 import { MIGRATIONS } from './migrations';
 import { DEFAULT_PLACEMENT, pinsSearchPath, QueuePlacement, queuePoolClient } from './queue-schema';
 
 /** Every entity of the service. */
-export const ENTITIES = [Action, ActionAttempt, ActionGroup, ActionGroupKey, ActionActivity, ActionActivityRollup];
+export const ENTITIES = [Action, ActionAttempt, ActionGroupLock, ActionGroupHead, ActionGroupKey, ActionActivity, ActionActivityRollup];
 
 export { MIGRATIONS };
 

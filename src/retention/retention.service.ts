@@ -25,8 +25,8 @@ const RETRIES_AT_ONE_ROW = 3;
  * Deletes finished actions (done, cancelled, failed under `skip`) and their
  * trace once they are older than RETENTION_DAYS by finished_at, except those
  * whose idempotency key is younger than IDEMPOTENCY_WINDOW_DAYS (the key must
- * keep deduplicating), then the `action_groups` rows of groups left with no
- * action at all. Runs every RETENTION_INTERVAL_MS on instances with the worker
+ * keep deduplicating), then the lock rows and head records of groups left
+ * with no action at all. Runs every RETENTION_INTERVAL_MS on instances with the worker
  * enabled, never overlapping itself; RETENTION_DAYS=0 keeps everything.
  * Several instances may run it at once (SKIP LOCKED).
  *
@@ -86,8 +86,8 @@ export class RetentionService implements OnApplicationBootstrap, BeforeApplicati
   }
 
   /**
-   * Removes the `action_groups` rows of groups that hold nothing (head_id NULL
-   * and no action row with that lock_id), at most {@link GROUP_PURGE_BATCH_SIZE}
+   * Removes the lock rows and head records of groups that hold nothing (no
+   * action row with that lock_id), at most {@link GROUP_PURGE_BATCH_SIZE}
    * per short transaction, walking the groups once in lock_id order. Safe
    * against a concurrent enqueue into such a group: see
    * src/retention/sql/delete-empty-groups.sql.ts.

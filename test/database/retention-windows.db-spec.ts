@@ -122,7 +122,7 @@ describe('retention: idempotency window and empty groups', () => {
     it('never lets an insert go on without its group lock when retention deletes the group row it found on conflict', async () => {
       // The insert trigger locks its group with SELECT FOR UPDATE; when the row
       // is absent it runs INSERT ON CONFLICT DO NOTHING and selects again. Here
-      // that gap is stretched on purpose: a test-only trigger on action_groups
+      // that gap is stretched on purpose: a test-only trigger on the lock rows (action_group_locks, 039)
       // makes the victim's INSERT sleep before its conflict check, so another
       // producer commits the (empty) row meanwhile and retention locks it, then
       // deletes it while the victim waits to lock it.
@@ -132,7 +132,7 @@ describe('retention: idempotency window and empty groups', () => {
                          IF current_setting('application_name') = 'aq-victim' THEN PERFORM pg_sleep(0.4); END IF;
                          RETURN NEW;
                        END $$`);
-      await sql.query(`CREATE TRIGGER test_slow_victim BEFORE INSERT ON action_groups FOR EACH ROW EXECUTE FUNCTION test_slow_victim()`);
+      await sql.query(`CREATE TRIGGER test_slow_victim BEFORE INSERT ON action_group_locks FOR EACH ROW EXECUTE FUNCTION test_slow_victim()`);
       const [victim, purger, other] = await Promise.all([connect(t.db.url, { application_name: 'aq-victim' }), connect(t.db.url), connect(t.db.url)]);
       const victimWaits = async (event: RegExp) => {
         const { rows } = await sql.query<{ w: string | null }>(
@@ -169,7 +169,7 @@ describe('retention: idempotency window and empty groups', () => {
         expect({ first, second, ...rows[0] }).toEqual({ first, second, heads: [first], group_head: first });
       } finally {
         await Promise.all([victim.end(), purger.end(), other.end()]);
-        await sql.query('DROP TRIGGER IF EXISTS test_slow_victim ON action_groups');
+        await sql.query('DROP TRIGGER IF EXISTS test_slow_victim ON action_group_locks');
         await sql.query('DROP FUNCTION IF EXISTS test_slow_victim()');
       }
     });

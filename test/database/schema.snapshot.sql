@@ -47,9 +47,21 @@ TABLE action_group_depth_limits (
   updated_at timestamp with time zone NOT NULL DEFAULT now()
 );
 
+TABLE action_group_heads (
+  lock_id bigint NOT NULL,
+  version bigint NOT NULL,
+  head_id bigint NOT NULL,
+  emptied boolean NOT NULL DEFAULT false
+);
+
 TABLE action_group_keys (
   group_key text NOT NULL,
   lock_id bigint NOT NULL
+);
+
+TABLE action_group_locks (
+  lock_id bigint NOT NULL,
+  created_at timestamp with time zone NOT NULL DEFAULT now()
 );
 
 TABLE action_group_rate_limits (
@@ -61,12 +73,6 @@ TABLE action_group_rate_limits (
   held_id bigint,
   held_until timestamp with time zone,
   updated_at timestamp with time zone NOT NULL DEFAULT now()
-);
-
-TABLE action_groups (
-  lock_id bigint NOT NULL,
-  head_id bigint,
-  created_at timestamp with time zone NOT NULL DEFAULT now()
 );
 
 TABLE action_pauses (
@@ -154,6 +160,18 @@ TABLE actions (
   group_key text
 );
 
+VIEW action_groups AS
+ SELECT l.lock_id,
+    ( SELECT a.id
+           FROM actions a
+          WHERE a.holds_group AND a.id = (( SELECT h.head_id
+                   FROM action_group_heads h
+                  WHERE h.lock_id = l.lock_id
+                  ORDER BY h.version DESC
+                 LIMIT 1))) AS head_id,
+    l.created_at
+   FROM action_group_locks l;
+
 CONSTRAINT action_activity_pkey ON action_activity PRIMARY KEY (bucket_start);
 
 CONSTRAINT action_activity_rollup_pkey ON action_activity_rollup PRIMARY KEY (id);
@@ -176,6 +194,8 @@ CONSTRAINT action_group_depth_limits_max_depth_positive ON action_group_depth_li
 
 CONSTRAINT action_group_depth_limits_type_length ON action_group_depth_limits CHECK (((char_length(action_type) >= 1) AND (char_length(action_type) <= 200)));
 
+CONSTRAINT action_group_heads_pkey ON action_group_heads PRIMARY KEY (lock_id, version);
+
 CONSTRAINT action_group_keys_group_key_length ON action_group_keys CHECK (((octet_length(group_key) >= 1) AND (octet_length(group_key) <= 255)));
 
 CONSTRAINT action_group_keys_lock_id_reserved ON action_group_keys CHECK ((lock_id <= '-9223090561878065153'::bigint));
@@ -184,11 +204,11 @@ CONSTRAINT action_group_keys_lock_id_uq ON action_group_keys UNIQUE (lock_id);
 
 CONSTRAINT action_group_keys_pkey ON action_group_keys PRIMARY KEY (group_key);
 
+CONSTRAINT action_group_locks_pkey ON action_group_locks PRIMARY KEY (lock_id);
+
 CONSTRAINT action_group_rate_limits_pkey ON action_group_rate_limits PRIMARY KEY (lock_id);
 
 CONSTRAINT action_group_rate_limits_valid ON action_group_rate_limits CHECK ((((per_second >= (0.001)::double precision) AND (per_second <= (100000)::double precision)) AND ((burst >= 1) AND (burst <= 100000))));
-
-CONSTRAINT action_groups_pkey ON action_groups PRIMARY KEY (lock_id);
 
 CONSTRAINT action_pauses_pkey ON action_pauses PRIMARY KEY (id);
 
@@ -278,13 +298,15 @@ CREATE UNIQUE INDEX action_bulk_operations_pkey ON public.action_bulk_operations
 
 CREATE UNIQUE INDEX action_group_depth_limits_scope_uq ON public.action_group_depth_limits USING btree (COALESCE(action_type, ''::text));
 
+CREATE UNIQUE INDEX action_group_heads_pkey ON public.action_group_heads USING btree (lock_id, version);
+
 CREATE UNIQUE INDEX action_group_keys_lock_id_uq ON public.action_group_keys USING btree (lock_id);
 
 CREATE UNIQUE INDEX action_group_keys_pkey ON public.action_group_keys USING btree (group_key);
 
-CREATE UNIQUE INDEX action_group_rate_limits_pkey ON public.action_group_rate_limits USING btree (lock_id);
+CREATE UNIQUE INDEX action_group_locks_pkey ON public.action_group_locks USING btree (lock_id);
 
-CREATE UNIQUE INDEX action_groups_pkey ON public.action_groups USING btree (lock_id);
+CREATE UNIQUE INDEX action_group_rate_limits_pkey ON public.action_group_rate_limits USING btree (lock_id);
 
 CREATE UNIQUE INDEX action_pauses_group_key ON public.action_pauses USING btree (lock_id) WHERE (scope = 'group'::text);
 
@@ -372,6 +394,18 @@ BEGIN
             HINT = 'TRUNCATE actions first, then action_group_keys (a TRUNCATE naming both checks before either is emptied).';
   END IF;
   RETURN NULL;
+END $function$
+;
+
+CREATE OR REPLACE FUNCTION public.aq_action_groups_instead_of_insert()
+ RETURNS trigger
+ LANGUAGE plpgsql
+ SET search_path TO 'public'
+AS $function$
+BEGIN
+  INSERT INTO action_group_locks (lock_id) VALUES (NEW.lock_id);
+  INSERT INTO action_group_heads (lock_id, version, head_id, emptied) VALUES (NEW.lock_id, 1, 0, true);
+  RETURN NEW;
 END $function$
 ;
 
@@ -468,17 +502,6 @@ BEGIN
 END $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.aq_actions_after_insert_head()
- RETURNS trigger
- LANGUAGE plpgsql
- SET search_path TO 'public'
-AS $function$
-BEGIN
-  UPDATE action_groups SET head_id = NEW.id WHERE lock_id = NEW.lock_id;
-  RETURN NULL;
-END $function$
-;
-
 CREATE OR REPLACE FUNCTION public.aq_actions_after_insert_wake()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -521,7 +544,8 @@ CREATE OR REPLACE FUNCTION public.aq_actions_after_truncate()
  SET search_path TO 'public'
 AS $function$
 BEGIN
-  DELETE FROM action_groups;
+  DELETE FROM action_group_heads;
+  DELETE FROM action_group_locks;
   RETURN NULL;
 END $function$
 ;
@@ -616,12 +640,13 @@ BEGIN
   v_head := aq_lock_group(NEW.lock_id);
   -- The id is taken only now, under the group lock (G4, DESIGN.md trap 4).
   NEW.id := nextval('actions_id_seq');
-  -- The probe sees rows inserted earlier by this same statement, which head_id
-  -- does not show yet (an AFTER trigger sets it, so that a row skipped by
-  -- ON CONFLICT DO NOTHING never becomes a head).
-  NEW.is_head := v_head IS NULL AND NOT EXISTS (
-    SELECT 1 FROM actions WHERE lock_id = NEW.lock_id AND holds_group AND lock_id IS NOT NULL
-  );
+  NEW.is_head := v_head IS NULL;
+  IF NEW.is_head THEN
+    -- Written before the row (header, point 4): a later row of this statement
+    -- reads it, and a row that ends up not inserted leaves a record naming an
+    -- id that holds nothing, which means "no head".
+    PERFORM aq_set_group_head(NEW.lock_id, NEW.id);
+  END IF;
   RETURN NEW;
 END $function$
 ;
@@ -676,6 +701,26 @@ CREATE OR REPLACE FUNCTION public.aq_actions_before_update_group_key()
 AS $function$
 BEGIN
   RAISE EXCEPTION 'actions: group_key of action % cannot change', OLD.id USING ERRCODE = '23514';
+END $function$
+;
+
+CREATE OR REPLACE FUNCTION public.aq_check_group_unchanged(p_lock_id bigint, p_version bigint)
+ RETURNS void
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'public'
+AS $function$
+BEGIN
+  BEGIN
+    IF p_version IS NOT NULL THEN
+      PERFORM 1 FROM action_group_heads AS h WHERE h.lock_id = p_lock_id AND h.version = p_version FOR SHARE;
+    END IF;
+    INSERT INTO action_group_heads (lock_id, version, head_id) VALUES (p_lock_id, coalesce(p_version, 0) + 1, 0)
+    ON CONFLICT DO NOTHING;
+    RAISE SQLSTATE 'AQ039';
+  EXCEPTION WHEN SQLSTATE 'AQ039' THEN
+    NULL;
+  END;
 END $function$
 ;
 
@@ -974,9 +1019,13 @@ BEGIN
   IF p_delay_ms > 0 THEN
     UPDATE actions AS a
     SET run_at = greatest(a.run_at, now() + p_delay_ms * interval '1 millisecond')
-    FROM action_groups AS g
-    WHERE g.lock_id IN (SELECT x.lock_id FROM actions AS x WHERE x.id = ANY(p_ids) AND NOT x.holds_group AND x.lock_id IS NOT NULL)
-      AND a.id = g.head_id AND a.status = 'pending';
+    -- The newest head record of each released group (039), then the heads by
+    -- primary key (as in aq_finish_attempts: never a walk of a status index).
+    WHERE a.id = ANY(ARRAY(
+            SELECT g.head_id
+            FROM (SELECT DISTINCT x.lock_id FROM actions AS x WHERE x.id = ANY(p_ids) AND NOT x.holds_group AND x.lock_id IS NOT NULL) AS r
+            CROSS JOIN LATERAL (SELECT h.head_id FROM action_group_heads AS h WHERE h.lock_id = r.lock_id ORDER BY h.version DESC LIMIT 1) AS g))
+      AND a.status = 'pending';
   END IF;
   PERFORM aq_wake_workers();
 END $function$
@@ -1008,7 +1057,7 @@ BEGIN
            OR (t.next_status = 'failed' AND a.on_failure = 'skip'))
   ),
   locked AS MATERIALIZED (
-    SELECT g.lock_id FROM action_groups AS g
+    SELECT g.lock_id FROM action_group_locks AS g
     WHERE g.lock_id IN (SELECT r.lock_id FROM releasing AS r)
     ORDER BY g.lock_id
     FOR UPDATE SKIP LOCKED
@@ -1070,10 +1119,16 @@ BEGIN
     RETURN QUERY
     SELECT 'claimed', ROW(a.id, a.lock_id, a.type, a.payload, a.attempts, a.charged_attempts, a.max_attempts,
                           a.on_failure, a.run_at, a.created_at, a.idempotency_key, a.quarantined, a.lease_expires_at)::aq_leased_action
-    FROM unnest(v_released) AS r(lock_id)
-    CROSS JOIN LATERAL (SELECT g.head_id FROM action_groups AS g WHERE g.lock_id = r.lock_id) AS g
-    CROSS JOIN LATERAL (SELECT * FROM actions AS x WHERE x.id = g.head_id) AS a
-    WHERE a.status = 'running' AND a.lease_owner = p_worker;
+    FROM actions AS a
+    -- The newest head record of each group (039: one backward index probe),
+    -- then the heads by primary key. Not a join with a condition on status:
+    -- a generic plan may drive it from actions_running_idx instead, whose
+    -- dead entries a held horizon piles up (8 455 buffers a statement, seen).
+    -- "lease_owner = me" implies running (actions_lease_iff_running).
+    WHERE a.id = ANY(ARRAY(
+            SELECT g.head_id FROM unnest(v_released) AS r(lock_id)
+            CROSS JOIN LATERAL (SELECT h.head_id FROM action_group_heads AS h WHERE h.lock_id = r.lock_id ORDER BY h.version DESC LIMIT 1) AS g))
+      AND a.lease_owner = p_worker;
     GET DIAGNOSTICS v_handed = ROW_COUNT;
   END IF;
   -- Fill the slots still free with an ordinary claim, in this same commit
@@ -1249,14 +1304,29 @@ CREATE OR REPLACE FUNCTION public.aq_lock_group(p_lock_id bigint)
  SET search_path TO 'public'
 AS $function$
 DECLARE
-  v_head bigint;
+  v_head    bigint;
+  v_version bigint;
 BEGIN
   LOOP
-    SELECT head_id INTO v_head FROM action_groups WHERE lock_id = p_lock_id FOR UPDATE;
+    PERFORM 1 FROM action_group_locks WHERE lock_id = p_lock_id FOR UPDATE;
     IF FOUND THEN
+      -- The first action holding the group from the recorded head on: the
+      -- head itself while it holds; else one queued behind it that a release
+      -- earlier in this same statement left for the statement's end to
+      -- promote (a CTE that cancels the head and inserts, a MERGE), or one
+      -- this statement inserted after it. A walk of a few index entries: the
+      -- recorded head is the group's latest.
+      SELECT a.id INTO v_head FROM actions AS a
+      WHERE a.lock_id = p_lock_id AND a.holds_group AND a.lock_id IS NOT NULL
+        AND a.id >= coalesce((SELECT h.head_id FROM action_group_heads AS h WHERE h.lock_id = p_lock_id ORDER BY h.version DESC LIMIT 1), 0)
+      ORDER BY a.lock_id, a.id LIMIT 1;
+      IF current_setting('transaction_isolation') <> 'read committed' THEN
+        SELECT h.version INTO v_version FROM action_group_heads AS h WHERE h.lock_id = p_lock_id ORDER BY h.version DESC LIMIT 1;
+        PERFORM aq_check_group_unchanged(p_lock_id, v_version);
+      END IF;
       RETURN v_head;
     END IF;
-    INSERT INTO action_groups (lock_id) VALUES (p_lock_id) ON CONFLICT DO NOTHING;
+    INSERT INTO action_group_locks (lock_id) VALUES (p_lock_id) ON CONFLICT DO NOTHING;
   END LOOP;
 END $function$
 ;
@@ -1267,6 +1337,48 @@ CREATE OR REPLACE FUNCTION public.aq_loss_charge(p_quarantined boolean, p_unchar
  IMMUTABLE PARALLEL SAFE
  SET search_path TO 'public'
 AS $function$ SELECT CASE WHEN p_quarantined THEN 1 + p_uncharged_losses ELSE 0 END $function$
+;
+
+CREATE OR REPLACE FUNCTION public.aq_next_due(p_types text[])
+ RETURNS TABLE(wait_ms double precision, suspect_wait_ms double precision)
+ LANGUAGE plpgsql
+ STABLE
+ SET plan_cache_mode TO 'force_generic_plan'
+ SET enable_seqscan TO 'off'
+ SET enable_bitmapscan TO 'off'
+ SET jit TO 'off'
+ SET search_path TO 'public'
+AS $function$
+DECLARE
+  v_due     timestamptz;
+  v_suspect timestamptz;
+  v_pause   timestamptz;
+  v_token   timestamptz;
+BEGIN
+  SELECT a.run_at INTO v_due FROM actions AS a
+  WHERE a.is_head AND a.status = 'pending' AND NOT a.quarantined AND a.run_at > now() AND a.type = ANY(p_types)
+  ORDER BY a.run_at, a.id LIMIT 1;
+  SELECT a.run_at INTO v_suspect FROM actions AS a
+  WHERE a.is_head AND a.status = 'pending' AND a.quarantined AND a.run_at > now() AND a.type = ANY(p_types)
+  ORDER BY a.run_at, a.id LIMIT 1;
+  -- Flow control, only when in use: a generic plan of the token probe ran its
+  -- EXISTS as a join driven from the due heads of actions_claimable_idx,
+  -- which under a held horizon is every dead entry from the index's start.
+  IF EXISTS (SELECT 1 FROM action_pauses) THEN
+    SELECT min(p.until) INTO v_pause FROM action_pauses AS p
+    WHERE p.until > now() AND (p.scope = 'queue' OR (p.scope = 'type' AND p.type = ANY(p_types)));
+  END IF;
+  IF EXISTS (SELECT 1 FROM action_rate_limits AS b WHERE b.per_second IS NOT NULL AND b.tokens < 1 AND b.type = ANY(p_types)) THEN
+    SELECT min(b.refilled_at + (1 - b.tokens) / b.per_second * interval '1 second') INTO v_token FROM action_rate_limits AS b
+    WHERE b.per_second IS NOT NULL AND b.tokens < 1 AND b.type = ANY(p_types)
+      AND EXISTS (SELECT 1 FROM actions AS a
+                  WHERE a.is_head AND a.status = 'pending' AND NOT a.quarantined AND a.run_at <= now() AND a.type = b.type
+                  OFFSET 0);
+  END IF;
+  wait_ms := ceil(extract(epoch FROM least(v_due, v_suspect, v_pause, v_token) - now()) * 1000)::float8;
+  suspect_wait_ms := ceil(extract(epoch FROM v_suspect - now()) * 1000)::float8;
+  RETURN NEXT;
+END $function$
 ;
 
 CREATE OR REPLACE FUNCTION public.aq_note_late_head()
@@ -1365,13 +1477,15 @@ DECLARE
   v_next   bigint[];
   v_taken  bigint[];
   v_plain  bigint[];
+  v_emptied bigint[] := '{}';
+  v_group  bigint;
 BEGIN
   IF current_setting('transaction_isolation') <> 'read committed' THEN
     RAISE EXCEPTION 'actions: releasing groups (lock_id %) must run in READ COMMITTED, not %',
       p_groups, current_setting('transaction_isolation') USING ERRCODE = '55000';
   END IF;
   -- In lock_id order, like every other writer (a no-op for locks held).
-  PERFORM 1 FROM action_groups WHERE lock_id = ANY(p_groups) ORDER BY lock_id FOR UPDATE;
+  PERFORM 1 FROM action_group_locks WHERE lock_id = ANY(p_groups) ORDER BY lock_id FOR UPDATE;
   IF v_worker <> '' AND v_lease > 0 THEN
     v_types := current_setting('aq.handoff_types')::text[];
     v_caps := current_setting('aq.handoff_caps')::int[];
@@ -1390,10 +1504,9 @@ BEGIN
     WHERE g.lock_id = ANY(v_todo);
     v_locks := coalesce(v_locks, '{}');
     v_next := coalesce(v_next, '{}');
-    -- Groups left empty.
-    IF cardinality(v_locks) < cardinality(v_todo) THEN
-      UPDATE action_groups SET head_id = NULL WHERE lock_id = ANY(v_todo) AND lock_id <> ALL(v_locks);
-    END IF;
+    -- A group left empty keeps its head record, which names the head that
+    -- released it and no longer holds the group (039); it is marked below.
+    v_emptied := v_emptied || ARRAY(SELECT t.lock_id FROM unnest(v_todo) AS t(lock_id) WHERE t.lock_id <> ALL(v_locks));
     EXIT WHEN cardinality(v_next) = 0;
     -- Hand-off: the acting worker leases the new heads it can run now.
     v_taken := '{}';
@@ -1417,14 +1530,20 @@ BEGIN
     IF cardinality(v_plain) > 0 THEN
       PERFORM aq_wake_workers();
     END IF;
-    UPDATE action_groups AS g SET head_id = n.id
-    FROM unnest(v_locks, v_next) AS n(lock_id, id)
-    WHERE g.lock_id = n.lock_id AND (n.id = ANY(v_taken) OR n.id = ANY(v_plain));
+    PERFORM aq_set_group_heads(ARRAY(SELECT n.lock_id FROM unnest(v_locks, v_next) AS n(lock_id, id) WHERE n.id = ANY(v_taken) OR n.id = ANY(v_plain) ORDER BY n.lock_id),
+                               ARRAY(SELECT n.id FROM unnest(v_locks, v_next) AS n(lock_id, id) WHERE n.id = ANY(v_taken) OR n.id = ANY(v_plain) ORDER BY n.lock_id));
     EXIT WHEN cardinality(v_taken) + cardinality(v_plain) = cardinality(v_next);
     v_todo := ARRAY(
       SELECT n.lock_id FROM unnest(v_locks, v_next) AS n(lock_id, id)
       WHERE n.id <> ALL(v_taken) AND n.id <> ALL(v_plain)
     );
+  END LOOP;
+  -- The emptying's one write, for REPEATABLE READ producers
+  -- (aq_check_group_unchanged): a heap-only update of the newest record.
+  FOREACH v_group IN ARRAY v_emptied LOOP
+    UPDATE action_group_heads AS h SET emptied = true
+    WHERE h.lock_id = v_group AND NOT h.emptied
+      AND h.version = (SELECT n.version FROM action_group_heads AS n WHERE n.lock_id = v_group ORDER BY n.version DESC LIMIT 1);
   END LOOP;
 END $function$
 ;
@@ -1602,6 +1721,68 @@ BEGIN
 END $function$
 ;
 
+CREATE OR REPLACE FUNCTION public.aq_set_group_head(p_lock_id bigint, p_head bigint)
+ RETURNS void
+ LANGUAGE plpgsql
+ SET search_path TO 'public'
+AS $function$
+DECLARE
+  v_version bigint;
+  v_written int;
+BEGIN
+  SELECT h.version INTO v_version FROM action_group_heads AS h WHERE h.lock_id = p_lock_id ORDER BY h.version DESC LIMIT 1;
+  v_version := coalesce(v_version, 0) + 1;
+  INSERT INTO action_group_heads (lock_id, version, head_id) VALUES (p_lock_id, v_version, p_head)
+  ON CONFLICT DO NOTHING;
+  GET DIAGNOSTICS v_written = ROW_COUNT;
+  IF v_written = 0 THEN
+    -- READ COMMITTED under the group lock: no other writer can have taken the key.
+    RAISE EXCEPTION 'actions: the head record of group % changed under its lock', p_lock_id USING ERRCODE = '40001';
+  END IF;
+  IF v_version % 8 = 0 THEN
+    DELETE FROM action_group_heads AS h WHERE h.lock_id = p_lock_id AND h.version >= v_version - 8 AND h.version < v_version;
+  END IF;
+END $function$
+;
+
+CREATE OR REPLACE FUNCTION public.aq_set_group_heads(p_locks bigint[], p_heads bigint[])
+ RETURNS void
+ LANGUAGE plpgsql
+ SET plan_cache_mode TO 'force_generic_plan'
+ SET enable_seqscan TO 'off'
+ SET enable_bitmapscan TO 'off'
+ SET jit TO 'off'
+ SET search_path TO 'public'
+AS $function$
+DECLARE
+  v_written int;
+BEGIN
+  IF cardinality(p_locks) = 1 THEN
+    -- One group (a serial chain's every step): the plain form costs a third.
+    PERFORM aq_set_group_head(p_locks[1], p_heads[1]);
+    RETURN;
+  END IF;
+  WITH cur AS MATERIALIZED (
+    SELECT x.lock_id, x.head_id, v.version
+    FROM unnest(p_locks, p_heads) AS x(lock_id, head_id)
+    LEFT JOIN LATERAL (
+      SELECT h.version FROM action_group_heads AS h WHERE h.lock_id = x.lock_id ORDER BY h.version DESC LIMIT 1
+    ) AS v ON true
+  ), gone AS (
+    DELETE FROM action_group_heads AS h USING cur
+    WHERE (coalesce(cur.version, 0) + 1) % 8 = 0
+      AND h.lock_id = cur.lock_id AND h.version >= cur.version - 7 AND h.version <= cur.version
+  )
+  INSERT INTO action_group_heads (lock_id, version, head_id)
+  SELECT cur.lock_id, coalesce(cur.version, 0) + 1, cur.head_id FROM cur
+  ON CONFLICT DO NOTHING;
+  GET DIAGNOSTICS v_written = ROW_COUNT;
+  IF v_written < cardinality(p_locks) THEN
+    RAISE EXCEPTION 'actions: the head record of a group among % changed under its lock', p_locks USING ERRCODE = '40001';
+  END IF;
+END $function$
+;
+
 CREATE OR REPLACE FUNCTION public.aq_set_group_key_rate_limit(p_key text, p_per_second double precision, p_burst integer DEFAULT 1)
  RETURNS action_group_rate_limits
  LANGUAGE sql
@@ -1708,6 +1889,69 @@ AS $function$
 $function$
 ;
 
+CREATE OR REPLACE FUNCTION public.aq_wake_probe(p_types text[], p_leads boolean, p_key1 integer, p_key2 integer, p_grace_ms integer)
+ RETURNS TABLE(leads boolean, ready boolean, suspect_ready boolean)
+ LANGUAGE plpgsql
+ SET plan_cache_mode TO 'force_generic_plan'
+ SET enable_seqscan TO 'off'
+ SET enable_bitmapscan TO 'off'
+ SET jit TO 'off'
+ SET search_path TO 'public'
+AS $function$
+DECLARE
+  c_floor_slack       CONSTANT interval := interval '1 second';
+  c_sweep_interval    CONSTANT double precision :=
+    coalesce(nullif(current_setting('aq.claim_sweep_interval_ms', true), ''), '1000')::double precision / 1000;
+  c_sweep_cost_factor CONSTANT double precision := 100.0;
+  c_sweep_free_cost   CONSTANT double precision := 0.002;
+  v_state   text[] := string_to_array(current_setting('aq.wake_frontier', true), '|');
+  v_key     text := md5(p_types::text);
+  v_late    bigint := coalesce(pg_sequence_last_value('actions_late_heads_seq'), 0);
+  v_upto    timestamptz := now() - make_interval(secs => p_grace_ms / 1000.0);
+  v_floor   timestamptz := '-infinity';
+  v_swept   double precision := 0;
+  v_cost    double precision := 0;
+  v_seen    bigint := -1;
+  v_clock   double precision := extract(epoch FROM clock_timestamp());
+  v_sweeping  boolean;
+BEGIN
+  leads := CASE WHEN p_leads THEN true ELSE pg_try_advisory_lock(p_key1, p_key2) END;
+  IF v_state[1] = v_key THEN
+    v_floor := v_state[2]::timestamptz;
+    v_swept := v_state[3]::double precision;
+    v_cost := v_state[4]::double precision;
+    v_seen := v_state[5]::bigint;
+  END IF;
+  IF (v_cost < c_sweep_free_cost OR v_clock - v_swept >= c_sweep_cost_factor * v_cost)
+     AND (v_seen <> v_late OR v_clock - v_swept >= c_sweep_interval) THEN
+    v_floor := '-infinity';
+  END IF;
+  v_sweeping := v_floor = '-infinity';
+  -- In the index's order with LIMIT 1: the plan walks actions_claimable_idx
+  -- from the floor and stops at the first match.
+  -- (Not EXISTS: it drops ORDER BY and LIMIT, and its plan walked actions_pending_idx.)
+  ready := (SELECT a.id FROM actions AS a
+            WHERE a.is_head AND a.status = 'pending' AND NOT a.quarantined
+              AND a.run_at >= v_floor AND a.run_at <= v_upto AND a.type = ANY(p_types)
+            ORDER BY a.run_at, a.id LIMIT 1) IS NOT NULL;
+  IF v_sweeping THEN
+    v_cost := extract(epoch FROM clock_timestamp()) - v_clock;
+    v_swept := extract(epoch FROM clock_timestamp());
+    v_seen := v_late;
+  END IF;
+  IF NOT ready THEN
+    -- Nothing due up to v_upto from the floor on.
+    v_floor := greatest(v_floor, v_upto - c_floor_slack);
+  END IF;
+  PERFORM set_config('aq.wake_frontier', concat_ws('|', v_key, v_floor::text, v_swept::text, v_cost::text, v_seen::text), false);
+  -- Suspects are few (actions_quarantined_idx).
+  suspect_ready := (SELECT a.id FROM actions AS a
+                    WHERE a.is_head AND a.status = 'pending' AND a.quarantined AND a.run_at <= now() AND a.type = ANY(p_types)
+                    ORDER BY a.run_at, a.id LIMIT 1) IS NOT NULL;
+  RETURN NEXT;
+END $function$
+;
+
 CREATE OR REPLACE FUNCTION public.aq_wake_workers()
  RETURNS void
  LANGUAGE sql
@@ -1723,6 +1967,8 @@ CREATE TRIGGER action_group_keys_before_truncate BEFORE TRUNCATE ON public.actio
 
 CREATE TRIGGER action_group_keys_before_update BEFORE UPDATE ON public.action_group_keys FOR EACH ROW WHEN (((old.group_key IS DISTINCT FROM new.group_key) OR (old.lock_id IS DISTINCT FROM new.lock_id))) EXECUTE FUNCTION aq_action_group_keys_before_change();
 
+CREATE TRIGGER action_groups_instead_of_insert INSTEAD OF INSERT ON public.action_groups FOR EACH ROW EXECUTE FUNCTION aq_action_groups_instead_of_insert();
+
 CREATE TRIGGER action_pauses_after_change_wake AFTER DELETE OR UPDATE OR TRUNCATE ON public.action_pauses FOR EACH STATEMENT EXECUTE FUNCTION aq_action_pauses_after_change_wake();
 
 CREATE TRIGGER actions_after_cancel_request AFTER UPDATE OF cancel_requested_at ON public.actions FOR EACH ROW WHEN (((new.status = 'running'::text) AND (new.cancel_requested_at IS NOT NULL) AND (old.cancel_requested_at IS NULL))) EXECUTE FUNCTION aq_actions_after_cancel_request();
@@ -1730,8 +1976,6 @@ CREATE TRIGGER actions_after_cancel_request AFTER UPDATE OF cancel_requested_at 
 CREATE TRIGGER actions_after_delete_release AFTER DELETE ON public.actions REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION aq_actions_after_release();
 
 CREATE TRIGGER actions_after_insert_depth AFTER INSERT ON public.actions REFERENCING NEW TABLE AS added_rows FOR EACH STATEMENT EXECUTE FUNCTION aq_actions_after_insert_depth();
-
-CREATE TRIGGER actions_after_insert_head AFTER INSERT ON public.actions FOR EACH ROW WHEN ((new.is_head AND (new.lock_id IS NOT NULL))) EXECUTE FUNCTION aq_actions_after_insert_head();
 
 CREATE TRIGGER actions_after_insert_late_head AFTER INSERT ON public.actions FOR EACH ROW WHEN ((new.is_head AND (new.run_at < now()))) EXECUTE FUNCTION aq_note_late_head();
 

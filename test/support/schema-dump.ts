@@ -2,7 +2,7 @@ import { Client } from 'pg';
 
 /**
  * A text dump of the queue's schema as the migrations leave it, in a stable
- * order: tables with their columns and constraints, indexes, types,
+ * order: tables with their columns, views, constraints, indexes, types,
  * functions (their full definitions) and triggers. Read from the catalog
  * (pg_get_*def), so it needs no pg_dump binary of the server's version.
  * Changes to a function or an index show in review as a diff of the
@@ -24,6 +24,10 @@ export async function dumpSchema(client: Client): Promise<string> {
       LEFT JOIN pg_attrdef d ON d.adrelid = c.oid AND d.adnum = a.attnum
       WHERE n.nspname = 'public' AND c.relkind = 'r' AND c.relname <> 'typeorm_migrations'
       GROUP BY c.relname ORDER BY c.relname`)),
+    ...(await q(`
+      SELECT format(E'VIEW %s AS\n%s', c.relname, pg_get_viewdef(c.oid, true)) AS def
+      FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = 'public' AND c.relkind = 'v' ORDER BY c.relname`)),
     ...(await q(`
       SELECT format('CONSTRAINT %s ON %s %s;', con.conname, c.relname, pg_get_constraintdef(con.oid)) AS def
       FROM pg_constraint con JOIN pg_class c ON c.oid = con.conrelid JOIN pg_namespace n ON n.oid = c.relnamespace

@@ -31,4 +31,6 @@ export const MIGRATIONS = [
   sqlFileMigration(1764460800036, 'AddRecurringActions', '036-recurring-actions'),
   sqlFileMigration(1764460800037, 'AddBulkOperations', '037-bulk-operations'),
   sqlFileMigration(1764460800038, 'HandOffFastPath', '038-hand-off-fast-path'),
+  sqlFileMigration(1764460800039, 'GroupHeadRecords', '039-group-head-records'),
+  sqlFileMigration(1764460800040, 'GenericIdleProbes', '040-generic-idle-probes'),
 ];

@@ -26,22 +26,12 @@ FROM aq_claim_actions($1::text, $2::text[], $3::int[], $4::int, $5::int, $6::boo
  * a timed pause of these types (or of the queue) ends, and when the bucket of
  * a rate-limited type with a due head holds its next token; each a read of a
  * small table, empty unless those controls are used.
+ *
+ * The statement is `aq_next_due` (src/database/sql/040-generic-idle-probes.up.sql):
+ * planned once per connection, since planning it anew looked up the end of
+ * actions_claimable_idx, dead entries and all, at every call.
  */
 export const NEXT_DUE_SQL = {
   name: 'aq_next_due_with_suspects',
-  text: `
-SELECT ceil(extract(epoch FROM least(d.run_at, s.run_at, f.pause_ends_at, f.token_at) - now()) * 1000)::float8 AS wait_ms,
-       ceil(extract(epoch FROM s.run_at - now()) * 1000)::float8 AS suspect_wait_ms
-FROM (SELECT (SELECT a.run_at FROM actions AS a
-              WHERE a.is_head AND a.status = 'pending' AND NOT a.quarantined AND a.run_at > now() AND a.type = ANY($1::text[])
-              ORDER BY a.run_at, a.id LIMIT 1) AS run_at) AS d,
-     (SELECT (SELECT a.run_at FROM actions AS a
-              WHERE a.is_head AND a.status = 'pending' AND a.quarantined AND a.run_at > now() AND a.type = ANY($1::text[])
-              ORDER BY a.run_at, a.id LIMIT 1) AS run_at) AS s,
-     (SELECT (SELECT min(p.until) FROM action_pauses AS p
-              WHERE p.until > now() AND (p.scope = 'queue' OR (p.scope = 'type' AND p.type = ANY($1::text[])))) AS pause_ends_at,
-             (SELECT min(b.refilled_at + (1 - b.tokens) / b.per_second * interval '1 second') FROM action_rate_limits AS b
-              WHERE b.per_second IS NOT NULL AND b.tokens < 1 AND b.type = ANY($1::text[])
-                AND EXISTS (SELECT 1 FROM actions AS a
-                            WHERE a.is_head AND a.status = 'pending' AND NOT a.quarantined AND a.run_at <= now() AND a.type = b.type)) AS token_at) AS f`,
+  text: `SELECT wait_ms, suspect_wait_ms FROM aq_next_due($1::text[])`,
 };

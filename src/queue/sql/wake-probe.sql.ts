@@ -11,16 +11,13 @@
  * Parameters: `$1::text[]` types, `$2::boolean` whether this connection leads
  * already, `$3::int` / `$4::int` the lock's two keys (WakeLeadership), `$5::int`
  * the grace (ms) a head is left to the leader (0 for the leader itself).
+ * The probe is `aq_wake_probe` (src/database/sql/040-generic-idle-probes.up.sql):
+ * it looks from a per-connection floor, as the claim does, so a held MVCC
+ * horizon's dead entries at the start of the index are not walked at every poll.
  */
 export const WAKE_PROBE_SQL = {
   name: 'aq_wake_probe',
-  text: `
-SELECT CASE WHEN $2::boolean THEN true ELSE pg_try_advisory_lock($3::int, $4::int) END AS leads,
-       EXISTS (SELECT 1 FROM actions AS a
-               WHERE a.is_head AND a.status = 'pending' AND NOT a.quarantined
-                 AND a.run_at <= now() - make_interval(secs => $5::int / 1000.0) AND a.type = ANY($1::text[])) AS ready,
-       EXISTS (SELECT 1 FROM actions AS a
-               WHERE a.is_head AND a.status = 'pending' AND a.quarantined AND a.run_at <= now() AND a.type = ANY($1::text[])) AS suspect_ready`,
+  text: `SELECT leads, ready, suspect_ready FROM aq_wake_probe($1::text[], $2::boolean, $3::int, $4::int, $5::int)`,
 };
 
 /**

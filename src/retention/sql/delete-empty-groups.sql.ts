@@ -1,5 +1,6 @@
 /**
- * Removing the `action_groups` rows of groups that hold nothing, in two
+ * Removing the lock rows (`action_group_locks`, migration 039) and head
+ * records (`action_group_heads`) of groups that hold nothing, in two
  * statements of one short READ COMMITTED transaction:
  *
  * 1. LOCK_EMPTY_GROUPS_SQL picks and locks a batch of candidates.
@@ -11,8 +12,8 @@
  * transaction holds the row lock, no open transaction has written into the
  * group, and a later insert waits for this commit. Statement 2 runs with a
  * fresh snapshot taken after the locks, so it sees every insert committed
- * before them: "no action row with this lock_id and head_id NULL" is then
- * true, not a stale view. An insert that waited on the lock finds the row gone
+ * before them: "no action row with this lock_id" is then true, not a stale
+ * view (and a group without actions has no head). An insert that waited on the lock finds the row gone
  * and creates it again (aq_lock_group loops until it holds a group row, see
  * src/database/sql/004-group-order.up.sql), so it never runs without its group lock and never
  * makes a second head.
@@ -32,9 +33,8 @@
  */
 export const LOCK_EMPTY_GROUPS_SQL = `
 SELECT g.lock_id::text AS lock_id
-FROM action_groups AS g
+FROM action_group_locks AS g
 WHERE ($1::bigint IS NULL OR g.lock_id > $1::bigint)
-  AND g.head_id IS NULL
   AND NOT EXISTS (SELECT 1 FROM actions AS a WHERE a.lock_id = g.lock_id AND a.lock_id IS NOT NULL AND a.holds_group)
   AND NOT EXISTS (SELECT 1 FROM actions AS a WHERE a.lock_id = g.lock_id AND a.lock_id IS NOT NULL AND NOT a.holds_group)
 ORDER BY g.lock_id
@@ -43,12 +43,17 @@ FOR UPDATE OF g SKIP LOCKED`;
 
 /**
  * Deletes the locked groups `$1::bigint[]` that are still empty, checked again
- * with this statement's fresh snapshot. Returns `lock_id` (text).
+ * with this statement's fresh snapshot, with their head records. Returns
+ * `lock_id` (text).
  */
 export const DELETE_EMPTY_GROUPS_SQL = `
-DELETE FROM action_groups AS g
-WHERE g.lock_id = ANY($1::bigint[])
-  AND g.head_id IS NULL
-  AND NOT EXISTS (SELECT 1 FROM actions AS a WHERE a.lock_id = g.lock_id AND a.lock_id IS NOT NULL AND a.holds_group)
-  AND NOT EXISTS (SELECT 1 FROM actions AS a WHERE a.lock_id = g.lock_id AND a.lock_id IS NOT NULL AND NOT a.holds_group)
-RETURNING g.lock_id::text AS lock_id`;
+WITH gone AS (
+  DELETE FROM action_group_locks AS g
+  WHERE g.lock_id = ANY($1::bigint[])
+    AND NOT EXISTS (SELECT 1 FROM actions AS a WHERE a.lock_id = g.lock_id AND a.lock_id IS NOT NULL AND a.holds_group)
+    AND NOT EXISTS (SELECT 1 FROM actions AS a WHERE a.lock_id = g.lock_id AND a.lock_id IS NOT NULL AND NOT a.holds_group)
+  RETURNING g.lock_id
+), records AS (
+  DELETE FROM action_group_heads AS h USING gone WHERE h.lock_id = gone.lock_id
+)
+SELECT gone.lock_id::text AS lock_id FROM gone`;
