@@ -19,8 +19,10 @@ interface TableHealthRow {
   table_name: string;
   live: number;
   dead: number;
+  inserted: number;
   updated: number;
   hot_updated: number;
+  deleted: number;
 }
 interface HorizonRow {
   xids: number;
@@ -33,9 +35,17 @@ interface HorizonRow {
  * - `actions_table_dead_tuples{table}` / `actions_table_live_tuples{table}`:
  *   row versions waiting for vacuum, and live rows, per queue table
  *   (pg_stat_user_tables n_dead_tup / n_live_tup).
- * - `actions_table_tuples_updated{table}` / `actions_table_tuples_hot_updated{table}`:
- *   rows updated since the statistics were reset, all and heap-only (no
- *   index entry); cumulative, so graph their rate().
+ * - `actions_table_tuples_updated{table}` / `actions_table_tuples_hot_updated{table}`
+ *   / `actions_table_tuples_deleted{table}`: rows updated since the
+ *   statistics were reset, all and heap-only (no index entry), and rows
+ *   deleted; cumulative, so graph their rate().
+ * - `actions_dead_tuples_per_action`: row versions the queue left for vacuum
+ *   (rows updated and deleted in its tables) per attempt recorded (rows
+ *   inserted into `action_attempts`, one per attempt), between this
+ *   instance's last two scrapes that saw attempts. About 3 for a workload
+ *   whose groups empty after each action (bench/README.md, "MVCC
+ *   pressure"); under a held horizon none of them can go, so
+ *   `actions_table_dead_tuples` grows by this much per action.
  * - `actions_mvcc_horizon_age_transactions` / `actions_mvcc_horizon_age_seconds`:
  *   how far back the oldest transaction, snapshot, replication slot or
  *   prepared transaction holds the horizon (in transaction ids, and the
@@ -50,6 +60,9 @@ export class TableHealthCollector {
   private readonly logger = new Logger(TableHealthCollector.name);
   private readonly errors: Counter;
   private pending?: { startedAt: number; read: Promise<{ tables: TableHealthRow[]; horizon: HorizonRow } | undefined> };
+  /** The cumulative counts of the last read that saw a new attempt, for actions_dead_tuples_per_action. */
+  private counted?: { versions: number; attempts: number };
+  private deadTuplesPerAction?: number;
 
   constructor(
     metrics: MetricsRegistry,
@@ -77,6 +90,7 @@ export class TableHealthCollector {
       'Rows updated heap-only (HOT: no new index entry) per queue table since the statistics were reset (cumulative: use rate()).',
       (r) => r.hot_updated,
     );
+    perTable('actions_table_tuples_deleted', 'Rows deleted per queue table since the statistics were reset (cumulative: use rate()).', (r) => r.deleted);
     const horizon = (name: string, help: string, pick: (row: HorizonRow) => number): void => {
       const read = () => this.read();
       new Gauge({
@@ -99,6 +113,16 @@ export class TableHealthCollector {
       'Seconds the oldest transaction of this database holding an xid or a snapshot (or a prepared one) has been open (0 when none).',
       (r) => r.seconds,
     );
+    const collector = this;
+    new Gauge({
+      name: 'actions_dead_tuples_per_action',
+      help: 'Row versions left for vacuum (rows updated and deleted in the queue tables) per attempt recorded, between the last two scrapes of this instance that saw attempts.',
+      registers,
+      async collect() {
+        await collector.read();
+        if (collector.deadTuplesPerAction !== undefined) this.set(collector.deadTuplesPerAction);
+      },
+    });
     this.errors = new Counter({ name: 'actions_table_health_query_errors_total', help: 'Scrapes whose table-health query failed.', registers });
   }
 
@@ -111,10 +135,28 @@ export class TableHealthCollector {
     return this.pending.read;
   }
 
+  /**
+   * Updates the dead-tuples-per-action figure from cumulative counts: rows
+   * updated and deleted over all queue tables against rows inserted into
+   * action_attempts since the last count that saw attempts. A reset of the
+   * statistics (counts going down) starts the count again.
+   */
+  private countDeadTuplesPerAction(tables: TableHealthRow[]): void {
+    const versions = tables.reduce((sum, t) => sum + t.updated + t.deleted, 0);
+    const attempts = tables.find((t) => t.table_name === 'action_attempts')?.inserted ?? 0;
+    const last = this.counted;
+    if (last && versions >= last.versions && attempts >= last.attempts) {
+      if (attempts === last.attempts) return;
+      this.deadTuplesPerAction = (versions - last.versions) / (attempts - last.attempts);
+    }
+    this.counted = { versions, attempts };
+  }
+
   private async query(): Promise<{ tables: TableHealthRow[]; horizon: HorizonRow } | undefined> {
     try {
       const run = async <T>(text: string) => (await this.pool.query({ text, query_timeout: STATS_TIMEOUT_MS } as QueryConfig)).rows as T[];
       const [tables, horizon] = await Promise.all([run<TableHealthRow>(TABLE_HEALTH_SQL), run<HorizonRow>(MVCC_HORIZON_SQL)]);
+      this.countDeadTuplesPerAction(tables);
       return { tables, horizon: horizon[0] };
     } catch (error) {
       this.errors.inc();

@@ -6,17 +6,20 @@
  */
 
 /**
- * Per queue table (`actions`, `action_groups`, `action_attempts`, resolved
+ * Per queue table (`actions`, `action_group_locks`, `action_group_heads`,
+ * `action_attempts`, resolved
  * through the connection's search_path): live and dead row versions
  * (n_live_tup, n_dead_tup; the statistics system's counts, a second or so
- * behind) and the rows updated so far, all and HOT (heap-only: no index
- * entry written), since the statistics were last reset. No parameters.
+ * behind) and the rows inserted, updated (all and HOT: heap-only, no index
+ * entry written) and deleted so far, since the statistics were last reset.
+ * No parameters.
  */
 export const TABLE_HEALTH_SQL = `
 SELECT s.relname AS table_name, s.n_live_tup::float8 AS live, s.n_dead_tup::float8 AS dead,
-       s.n_tup_upd::float8 AS updated, s.n_tup_hot_upd::float8 AS hot_updated
+       s.n_tup_ins::float8 AS inserted, s.n_tup_upd::float8 AS updated, s.n_tup_hot_upd::float8 AS hot_updated,
+       s.n_tup_del::float8 AS deleted
 FROM pg_stat_user_tables AS s
-WHERE s.relid IN (to_regclass('actions'), to_regclass('action_groups'), to_regclass('action_attempts'))`;
+WHERE s.relid IN (to_regclass('actions'), to_regclass('action_group_locks'), to_regclass('action_group_heads'), to_regclass('action_attempts'))`;
 
 /**
  * The MVCC horizon as it bears on this database's tables: the age, in
