@@ -91,7 +91,7 @@ ALTER TABLE action_group_heads SET (fillfactor = 80, autovacuum_vacuum_scale_fac
 
 -- Every lock row has a record from its first transaction on (a group's
 -- newest record is never deleted): the ones without a head get a record
--- that names none (0), as aq_lock_group's new rows get their head's at once.
+-- that names none (0), as the insert trigger's new rows get their head's at once.
 INSERT INTO action_group_heads (lock_id, version, head_id, emptied)
 SELECT lock_id, 1, coalesce(head_id, 0), head_id IS NULL FROM action_group_locks;
 ALTER TABLE action_group_locks DROP COLUMN head_id;
@@ -241,46 +241,14 @@ BEGIN
   END;
 END $$;
 
--- Locks the group's lock row, creating it on first use, and returns its head
--- (NULL: the group holds nothing, as far as committed statements show). Loops
--- because retention deletes empty groups' rows (004).
-CREATE OR REPLACE FUNCTION aq_lock_group(p_lock_id bigint) RETURNS bigint
-  LANGUAGE plpgsql VOLATILE
-  SET search_path FROM CURRENT
-  AS $$
-DECLARE
-  v_head    bigint;
-  v_version bigint;
-BEGIN
-  LOOP
-    PERFORM 1 FROM action_group_locks WHERE lock_id = p_lock_id FOR UPDATE;
-    IF FOUND THEN
-      -- The first action holding the group from the recorded head on: the
-      -- head itself while it holds; else one queued behind it that a release
-      -- earlier in this same statement left for the statement's end to
-      -- promote (a CTE that cancels the head and inserts, a MERGE), or one
-      -- this statement inserted after it. A walk of a few index entries: the
-      -- recorded head is the group's latest.
-      SELECT a.id INTO v_head FROM actions AS a
-      WHERE a.lock_id = p_lock_id AND a.holds_group AND a.lock_id IS NOT NULL
-        AND a.id >= coalesce((SELECT h.head_id FROM action_group_heads AS h WHERE h.lock_id = p_lock_id ORDER BY h.version DESC LIMIT 1), 0)
-      ORDER BY a.lock_id, a.id LIMIT 1;
-      IF current_setting('transaction_isolation') <> 'read committed' THEN
-        SELECT h.version INTO v_version FROM action_group_heads AS h WHERE h.lock_id = p_lock_id ORDER BY h.version DESC LIMIT 1;
-        PERFORM aq_check_group_unchanged(p_lock_id, v_version);
-      END IF;
-      RETURN v_head;
-    END IF;
-    INSERT INTO action_group_locks (lock_id) VALUES (p_lock_id) ON CONFLICT DO NOTHING;
-  END LOOP;
-END $$;
-
 CREATE OR REPLACE FUNCTION aq_actions_before_insert() RETURNS trigger
   LANGUAGE plpgsql
   SET search_path FROM CURRENT
   AS $$
 DECLARE
-  v_head bigint;
+  v_head     bigint;
+  v_recorded bigint;
+  v_version  bigint;
 BEGIN
   IF NEW.status <> 'pending' THEN
     RAISE EXCEPTION 'actions: a new action must be pending, not %', NEW.status USING ERRCODE = '23514';
@@ -301,7 +269,33 @@ BEGIN
     NEW.is_head := true;
     RETURN NEW;
   END IF;
-  v_head := aq_lock_group(NEW.lock_id);
+  -- The group's lock row, created on first use; loops because retention
+  -- deletes empty groups' rows (004). Inline, not 038's aq_lock_group: a call
+  -- with its SET clause cost a tenth of a bulk INSERT ... SELECT.
+  LOOP
+    PERFORM 1 FROM action_group_locks WHERE lock_id = NEW.lock_id FOR UPDATE;
+    EXIT WHEN FOUND;
+    INSERT INTO action_group_locks (lock_id) VALUES (NEW.lock_id) ON CONFLICT DO NOTHING;
+  END LOOP;
+  -- Read after the lock (a statement of its own, so READ COMMITTED sees what
+  -- the previous holder committed): the recorded head, and whether it holds.
+  SELECT r.head_id, a.id INTO v_recorded, v_head
+  FROM (SELECT h.head_id FROM action_group_heads AS h WHERE h.lock_id = NEW.lock_id ORDER BY h.version DESC LIMIT 1) AS r
+  LEFT JOIN actions AS a ON a.id = r.head_id AND a.holds_group;
+  IF v_head IS NULL THEN
+    -- The recorded head no longer holds: the group is empty, unless a release
+    -- earlier in this same statement left an action queued behind it for the
+    -- statement's end to promote (a CTE that cancels the head and inserts, a
+    -- MERGE). The first holding action after the recorded head: a walk of a
+    -- few index entries, since it is the group's latest head.
+    SELECT a.id INTO v_head FROM actions AS a
+    WHERE a.lock_id = NEW.lock_id AND a.holds_group AND a.lock_id IS NOT NULL AND a.id > coalesce(v_recorded, 0)
+    ORDER BY a.lock_id, a.id LIMIT 1;
+  END IF;
+  IF current_setting('transaction_isolation') <> 'read committed' THEN
+    SELECT h.version INTO v_version FROM action_group_heads AS h WHERE h.lock_id = NEW.lock_id ORDER BY h.version DESC LIMIT 1;
+    PERFORM aq_check_group_unchanged(NEW.lock_id, v_version);
+  END IF;
   -- The id is taken only now, under the group lock (G4, DESIGN.md trap 4).
   NEW.id := nextval('actions_id_seq');
   NEW.is_head := v_head IS NULL;
@@ -317,6 +311,7 @@ END $$;
 -- The record is written by the insert trigger above (038 did it in an AFTER trigger).
 DROP TRIGGER actions_after_insert_head ON actions;
 DROP FUNCTION aq_actions_after_insert_head();
+DROP FUNCTION aq_lock_group(bigint);
 
 CREATE OR REPLACE FUNCTION aq_actions_after_truncate() RETURNS trigger
   LANGUAGE plpgsql

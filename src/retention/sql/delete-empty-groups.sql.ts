@@ -6,16 +6,16 @@
  * 1. LOCK_EMPTY_GROUPS_SQL picks and locks a batch of candidates.
  * 2. DELETE_EMPTY_GROUPS_SQL deletes those that are still empty.
  *
- * A group row is the lock every writer of the group takes (aq_lock_group in the
- * insert trigger, aq_promote_groups on release), and an action is only ever
+ * A group's lock row is the lock every writer of the group takes (the insert
+ * trigger, aq_promote_groups on release), and an action is only ever
  * inserted into a group while its row is locked, until commit. So once this
  * transaction holds the row lock, no open transaction has written into the
  * group, and a later insert waits for this commit. Statement 2 runs with a
  * fresh snapshot taken after the locks, so it sees every insert committed
  * before them: "no action row with this lock_id" is then true, not a stale
  * view (and a group without actions has no head). An insert that waited on the lock finds the row gone
- * and creates it again (aq_lock_group loops until it holds a group row, see
- * src/database/sql/004-group-order.up.sql), so it never runs without its group lock and never
+ * and creates it again (the insert trigger loops until it holds a lock row, see
+ * src/database/sql/039-group-head-records.up.sql), so it never runs without its group lock and never
  * makes a second head.
  *
  * Only groups with no action row at all (finished ones included) go: a group
