@@ -1,6 +1,7 @@
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { buildDataSourceOptions } from '../../src/database/data-source-options';
+import { MIGRATIONS } from '../../src/database/migrations';
 import { CLAIM_ACTIONS_SQL } from '../../src/queue/sql/claim-actions.sql';
 import { FINISH_ATTEMPTS_SQL } from '../../src/queue/sql/finish-attempts.sql';
 import { migrateDatabase } from '../../src/testing/server-admin';
@@ -21,8 +22,8 @@ async function revert(url: string, count: number): Promise<void> {
 /**
  * Migration 039's down migration (and up again) with work in flight: a group
  * whose head runs with actions behind it, a group that emptied (its record
- * names a cancelled action), a group whose head was promoted. After 040 and
- * 039 are reverted, 038's functions must find every head in
+ * names a cancelled action), a group whose head was promoted. After 039 and
+ * every later migration are reverted, 038's functions must find every head in
  * action_groups.head_id, and the groups must go on in order; after migrating
  * up again the view must show the same heads.
  */
@@ -40,7 +41,8 @@ describe('down to 038 and up again with groups mid-flight', () => {
     const { rows: held } = await c.query<{ id: string; attempts: number }>({ ...CLAIM_ACTIONS_SQL, values: ['w1', [TYPE], [null], 1, 60_000, false] });
     expect(held.map((h) => h.id)).toEqual([running[0]]);
 
-    await revert(db.url, 2);
+    // Every migration from 039 on, down to 038.
+    await revert(db.url, MIGRATIONS.length - MIGRATIONS.findIndex((m) => m.name === 'GroupHeadRecords1764460800039'));
     expect((await c.query(`SELECT to_regclass('action_group_heads') AS t`)).rows[0].t).toBeNull();
     const groups = async () =>
       (

@@ -777,6 +777,7 @@ CREATE OR REPLACE FUNCTION public.aq_claim_actions(p_worker text, p_types text[]
  SET enable_bitmapscan TO 'off'
  SET jit TO 'off'
  SET search_path TO 'public'
+ SET enable_sort TO 'off'
 AS $function$
 DECLARE
   -- The frontier's constants, as in 023-claim-frontier.up.sql (reasons there).

@@ -1,0 +1,17 @@
+-- 041: the claim walks the claimable index in its order, never a sort of
+-- every pending row (issue 20, long history).
+--
+-- The claim's candidate query (031, aq_claim_actions) asks for the oldest
+-- (run_at, id) claimable heads, LIMIT p_limit: actions_claimable_idx gives
+-- them in that order and the walk stops after p_limit. Its plan is generic and
+-- made at a connection's first call (023, point 4), from the statistics of
+-- that moment. Made when the statistics counted no pending row (a database
+-- keeping millions of finished actions, analyzed between bursts), it scanned
+-- actions_pending_idx, every pending row, and sorted them: a cost that grew
+-- with the backlog for as long as the connection lived (bench/long-history.ts:
+-- 486 buffers a claim of 32 beside 10 000 finished actions, 1 481 beside
+-- 2 000 000, with 1 900 pending behind). Sorts are ruled out for the
+-- function, as sequential and bitmap scans already are: the ordered index
+-- walk is then the only cheap plan. The aggregates' ORDER BY inside the
+-- function are not plan sorts and are not affected.
+ALTER FUNCTION aq_claim_actions(text, text[], integer[], integer, integer, boolean) SET enable_sort = off;
