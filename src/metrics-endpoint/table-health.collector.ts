@@ -113,14 +113,17 @@ export class TableHealthCollector {
       'Seconds the oldest transaction of this database holding an xid or a snapshot (or a prepared one) has been open (0 when none).',
       (r) => r.seconds,
     );
-    const collector = this;
+    const readRatio = async (): Promise<number | undefined> => {
+      await this.read();
+      return this.deadTuplesPerAction;
+    };
     new Gauge({
       name: 'actions_dead_tuples_per_action',
       help: 'Row versions left for vacuum (rows updated and deleted in the queue tables) per attempt recorded, between the last two scrapes of this instance that saw attempts.',
       registers,
       async collect() {
-        await collector.read();
-        if (collector.deadTuplesPerAction !== undefined) this.set(collector.deadTuplesPerAction);
+        const ratio = await readRatio();
+        if (ratio !== undefined) this.set(ratio);
       },
     });
     this.errors = new Counter({ name: 'actions_table_health_query_errors_total', help: 'Scrapes whose table-health query failed.', registers });
