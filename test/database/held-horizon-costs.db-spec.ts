@@ -2,8 +2,7 @@ import { Client } from 'pg';
 import { CLAIM_ACTIONS_SQL, NEXT_DUE_SQL } from '../../src/queue/sql/claim-actions.sql';
 import { FINISH_ATTEMPTS_SQL } from '../../src/queue/sql/finish-attempts.sql';
 import { WAKE_PROBE_SQL } from '../../src/queue/sql/wake-probe.sql';
-import { sleep } from '../../src/sleep';
-import { withTestDatabase } from '../support';
+import { sleep, withTestDatabase } from '../support';
 
 const LEASE_MS = 60_000;
 const TYPE = 'horizon.held';
@@ -69,7 +68,7 @@ async function idleCosts(c: Client): Promise<Record<string, number>> {
 }
 
 /**
- * Issue 20: an action's path does not slow down while another session holds
+ * An action's path does not slow down while another session holds
  * the MVCC horizon (docs/mvcc-pressure.md). Nothing written since the holder
  * began may be pruned, so any lookup that walks the versions of a row updated
  * per action, or index entries left behind per action, grows with the hold.

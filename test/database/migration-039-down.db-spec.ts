@@ -4,8 +4,7 @@ import { buildDataSourceOptions } from '../../src/database/data-source-options';
 import { MIGRATIONS } from '../../src/database/migrations';
 import { CLAIM_ACTIONS_SQL } from '../../src/queue/sql/claim-actions.sql';
 import { FINISH_ATTEMPTS_SQL } from '../../src/queue/sql/finish-attempts.sql';
-import { migrateDatabase } from '../../src/testing/server-admin';
-import { insertAction, withTestDatabase } from '../support';
+import { insertAction, migrateDatabase, withTestDatabase } from '../support';
 
 const TYPE = 'check.down';
 

@@ -1,7 +1,6 @@
 import { Client } from 'pg';
 import { migratedUpTo } from '../fixtures/previous-releases';
-import { migrateDatabase } from '../../src/testing/server-admin';
-import { insertAction, withTestDatabase } from '../support';
+import { insertAction, migrateDatabase, withTestDatabase } from '../support';
 
 const TYPE = 'check.parked';
 

@@ -1,7 +1,6 @@
 import { Client } from 'pg';
 import { migratedUpTo } from '../fixtures/previous-releases';
-import { migrateDatabase } from '../../src/testing/server-admin';
-import { withTestDatabase } from '../support';
+import { migrateDatabase, withTestDatabase } from '../support';
 
 /**
  * Migration 039 as an upgrade (G11) of a database with SQL producers (G5):

@@ -27,6 +27,7 @@ export { errorLogLines, PINO_ERROR_LEVEL } from './log-lines';
 export type { ErrorLogLine } from './log-lines';
 export { metricSample } from './metrics-text';
 export { startOwnPostgres } from './own-postgres';
+export { migrateDatabase } from '../../src/testing/server-admin';
 export { startPgBouncer } from './pgbouncer';
 export type { PgBouncer } from './pgbouncer';
 export { dumpSchema } from './schema-dump';

@@ -1,4 +1,4 @@
--- 039: group rows that do not grow under a held MVCC horizon (issue 20).
+-- 039: group rows that do not grow under a held MVCC horizon.
 --
 -- Where the time went (bench/mvcc-pressure.ts, 800 actions/s into 1 000
 -- groups, 32 slots, a session holding an xid for 180 s; CPU of the service's

@@ -1,4 +1,4 @@
--- 040: the idle worker's two probes planned once per connection (issue 20).
+-- 040: the idle worker's two probes planned once per connection.
 --
 -- The next-due query and the wake probe (src/queue/sql/claim-actions.sql.ts,
 -- wake-probe.sql.ts) were plain statements with a range on run_at. PostgreSQL

@@ -1,5 +1,5 @@
 -- 041: the claim walks the claimable index in its order, never a sort of
--- every pending row (issue 20, long history).
+-- every pending row (a long history).
 --
 -- The claim's candidate query (031, aq_claim_actions) asks for the oldest
 -- (run_at, id) claimable heads, LIMIT p_limit: actions_claimable_idx gives
