@@ -81,6 +81,8 @@ export interface AttemptResource {
   error: string | null;
   /** The stack of the thrown Error (bounded), or null. */
   errorStack: string | null;
+  /** The id of the first action of the ordered chunk this attempt ran in, or null (run alone). */
+  chunkOf: string | null;
 }
 
 /**
@@ -176,6 +178,7 @@ export function toAttemptResource(row: {
   outcome: AttemptResource['outcome'];
   error: string | null;
   error_stack: string | null;
+  chunk_of?: string | null;
 }): AttemptResource {
   return {
     attempt: row.attempt,
@@ -185,5 +188,6 @@ export function toAttemptResource(row: {
     outcome: row.outcome,
     error: row.error,
     errorStack: row.error_stack,
+    chunkOf: row.chunk_of ?? null,
   };
 }

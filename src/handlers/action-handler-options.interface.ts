@@ -60,4 +60,25 @@ export interface ActionHandlerOptions {
    * by each instance at start-up. Default: none.
    */
   rateLimit?: RateLimit;
+  /**
+   * Ordered chunks: the handler (a {@link ChunkHandlerHost}) gets up to `max`
+   * consecutive actions of one group per call, in id order, under one lease
+   * (docs/ordered-chunks.md). Only the group's next actions of this type that
+   * are due join a chunk; an action of another type, a scheduled one or a
+   * suspect ends it there. Actions without a group, suspects, and types or
+   * groups under a rate limit run one per call. Default: none (one action per call).
+   */
+  chunk?: ChunkOptions;
 }
+
+/**
+ * Options of an ordered chunk handler.
+ * @publicApi
+ */
+export interface ChunkOptions {
+  /** Most actions per chunk, the first included: an integer from 1 to MAX_CHUNK_SIZE (1 000). */
+  max: number;
+}
+
+/** The largest `chunk.max`: a chunk is written by one statement, and its rows are held by one lease. */
+export const MAX_CHUNK_SIZE = 1_000;

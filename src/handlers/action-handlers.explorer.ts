@@ -3,7 +3,8 @@ import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, Reflector } from '@nestjs/core';
 import { ACTION_HANDLER_FILE_METADATA, ACTION_HANDLER_METADATA } from './action-handler.constants';
 import { ActionHandlerHost } from './action-handler.host';
-import { ActionHandlerOptions } from './action-handler-options.interface';
+import { ActionHandlerOptions, MAX_CHUNK_SIZE } from './action-handler-options.interface';
+import { isChunkHandler } from './chunk-handler.host';
 import { ActionHandlersRegistry } from './action-handlers.registry';
 import { InvalidActionHandlerError } from './invalid-handler.error';
 import { ACTION_TYPE_PATTERN } from '../vocabulary';
@@ -40,7 +41,7 @@ export class ActionHandlersExplorer implements OnModuleInit {
       if (typeof options.type !== 'string' || !ACTION_TYPE_PATTERN.test(options.type)) {
         throw new InvalidActionHandlerError(className, `type ${JSON.stringify(options.type)} must match ${ACTION_TYPE_PATTERN}`);
       }
-      const problem = optionsProblem(options);
+      const problem = optionsProblem(options) ?? chunkProblem(options, instance);
       if (problem) throw new InvalidActionHandlerError(className, problem);
       const file = this.reflector.get<string | undefined>(ACTION_HANDLER_FILE_METADATA, metatype);
       if (options.isolation === 'thread' && !file)
@@ -49,6 +50,19 @@ export class ActionHandlersExplorer implements OnModuleInit {
     }
     this.logger.log(`Action handlers: ${this.registry.types().join(', ') || '(none)'}`);
   }
+}
+
+/** What is wrong with a chunk handler's options or class, or null. */
+function chunkProblem(options: ActionHandlerOptions, instance: unknown): string | null {
+  if (options.chunk === undefined) {
+    return isChunkHandler(instance) ? 'it has handleChunk but no chunk option: add `chunk: { max }`' : null;
+  }
+  const max = (options.chunk as { max?: unknown } | null)?.max;
+  if (!Number.isInteger(max) || (max as number) < 1 || (max as number) > MAX_CHUNK_SIZE) {
+    return `chunk.max must be an integer from 1 to ${MAX_CHUNK_SIZE}, not ${String(max)}`;
+  }
+  if (!isChunkHandler(instance)) return 'a handler with the chunk option must extend ChunkHandlerHost (implement handleChunk)';
+  return null;
 }
 
 /** What is wrong with a handler's options, or null. */

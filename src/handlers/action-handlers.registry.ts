@@ -46,6 +46,17 @@ export class ActionHandlersRegistry {
     return [...this.handlers.keys()].sort();
   }
 
+  /** Whether `type` runs in ordered chunks (its handler has the `chunk` option). */
+  isChunked(type: string): boolean {
+    return this.handlers.get(type)?.options.chunk !== undefined;
+  }
+
+  /** The types that run in chunks, sorted, and each one's `chunk.max`: parameters of the claim and the finishing statement. */
+  chunking(): { types: string[]; max: number[] } {
+    const types = this.types().filter((type) => this.isChunked(type));
+    return { types, max: types.map((type) => this.handlers.get(type)!.options.chunk!.max) };
+  }
+
   /** Each handled type's `maxAttempts` cap, in the order of {@link types} (null: no cap). */
   caps(): (number | null)[] {
     return this.types().map((type) => this.handlers.get(type)!.options.maxAttempts ?? null);

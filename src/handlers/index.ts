@@ -2,6 +2,7 @@ export * from './action-context.interface';
 export * from './action-handler-options.interface';
 export * from './action-handler.decorator';
 export * from './action-handler.host';
+export * from './chunk-handler.host';
 export * from './permanent-failure.error';
 export * from './retry-after.error';
 export * from './rate-limit';

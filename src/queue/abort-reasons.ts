@@ -33,7 +33,7 @@ export class ShutdownError extends Error {
 
 /** An operator asked to cancel the running action (POST /actions/:id/cancel). */
 export class CancelRequestedError extends Error {
-  constructor(actionId: string) {
+  constructor(readonly actionId: string) {
     super(`cancellation of action ${actionId} was requested`);
     this.name = 'CancelRequestedError';
   }

@@ -45,4 +45,6 @@ export interface AttemptToFinish {
   actionId: string;
   attempt: number;
   end: AttemptEnd;
+  /** The id of the first action of the chunk it ran in; absent for an action run alone. */
+  chunkOf?: string;
 }

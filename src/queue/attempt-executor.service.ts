@@ -5,14 +5,15 @@ import { HandlerStop } from './handler-stop';
 import { HeldLease, LeaseKeeper } from './lease-keeper.service';
 import { monotonicNow } from './monotonic-clock';
 import { LeasedActionRow } from './sql/leased-action.sql';
+import { LeasedUnit } from './leased-units';
 import { TypeBackOff } from './type-back-off.service';
 import { WorkerMetrics } from './worker-metrics';
 import { WorkerSlots } from './worker-slots';
 
 /** What follows an attempt: the actions its finishing statement took for this worker, and when to look for a retry. */
 export interface Continuation {
-  /** Leased to this worker, slots occupied: execute them. */
-  next: LeasedActionRow[];
+  /** Leased to this worker, one slot occupied per unit: execute them. */
+  next: LeasedUnit[];
   /** When their leases were granted at the earliest (monotonic ms). */
   leasedAt: number;
   /** The action was scheduled for a retry in this many ms. */
@@ -64,6 +65,72 @@ export class AttemptExecutor {
     } finally {
       if (--this.active === 0) this.idleWaiters.splice(0).forEach((resolve) => resolve());
     }
+  }
+
+  /**
+   * Runs one attempt of each action of an ordered chunk (one call of its
+   * handler), whose slot is occupied already: every row's lease is kept alive
+   * and fenced together, and their ends are written by one statement.
+   * @param rows the chunk: its first action (the group's head), then its members, ids ascending.
+   * @param leasedAt when their leases were granted at the earliest (monotonic ms).
+   * @returns what to execute next; never rejects.
+   */
+  async executeChunk(rows: LeasedActionRow[], leasedAt: number): Promise<Continuation> {
+    this.active++;
+    try {
+      return await this.chunkAttempt(rows, leasedAt);
+    } finally {
+      if (--this.active === 0) this.idleWaiters.splice(0).forEach((resolve) => resolve());
+    }
+  }
+
+  private async chunkAttempt(rows: LeasedActionRow[], leasedAt: number): Promise<Continuation> {
+    const head = rows[0];
+    const timing = this.leases.leaseTiming;
+    const handlerStop = new HandlerStop();
+    const leases: HeldLease[] = rows.map((row) => ({
+      actionId: row.id,
+      attempt: row.attempts,
+      deadline: leasedAt + timing.leaseMs,
+      handlerStop,
+      ended: false,
+    }));
+    for (const lease of leases) this.leases.track(lease);
+    for (const row of rows) this.metrics.claimed(row.type);
+    this.metrics.chunkStarted(head.type, rows.length);
+    this.slots.handlerStarting(head.id);
+    const startedAt = performance.now();
+    const run = await this.runner.runChunk(rows, handlerStop);
+    for (const lease of leases) lease.ended = true;
+    const seconds = (performance.now() - startedAt) / 1000;
+    run.ends.forEach((end, i) => {
+      if (i === 0) this.metrics.handled(rows[i].type, end ? end.kind : 'abandoned', seconds);
+      else this.metrics.ended(rows[i].type, end ? end.kind : 'abandoned');
+      if (end && end.outcome !== 'done' && end.kind !== 'released') this.logFailure(rows[i], end.kind, end.error, end.delayMs);
+    });
+    if (!run.settledAtEnd) this.watchStuck(head, run.settled, 'aborted');
+    const freesSlot = run.settledAtEnd && this.slots.freesSlotWhenSettled(head.id);
+    const pauseTypeMs = run.ends.find((end) => end?.pauseTypeMs !== undefined)?.pauseTypeMs;
+    if (pauseTypeMs !== undefined) await this.typeBackOff.pause(head.type, pauseTypeMs, head.id);
+    const items = rows.flatMap((row, i) => {
+      const end = run.ends[i];
+      return end ? [{ actionId: row.id, attempt: row.attempts, end, chunkOf: head.id }] : [];
+    });
+    // The deadline shared by every lease of the chunk (one heartbeat renews them all).
+    const deadline = () => Math.min(...leases.map((lease) => lease.deadline));
+    let result: FinishResult = { recorded: false, next: [], sentAt: monotonicNow() };
+    if (items.length > 0) result = await this.finisher.finishUnit(items, freesSlot, deadline);
+    for (const lease of leases) {
+      this.leases.untrack(lease);
+      if (!run.ends[leases.indexOf(lease)]) this.leases.leaveToExpire(lease);
+    }
+    if (run.settledAtEnd) this.slots.handlerSettled(head.id);
+    if (items.length > 0 && !result.recorded) {
+      this.metrics.fenced();
+      this.logger.warn(`Discarded the outcomes of the chunk of ${rows.length} from action ${head.id}: its leases were lost (another attempt owns them now)`);
+    }
+    const retry = items.find((item) => item.end.kind === 'retry');
+    return { next: result.next, leasedAt: result.sentAt, retryInMs: result.recorded && retry ? retry.end.delayMs : undefined };
   }
 
   private async attempt(row: LeasedActionRow, leasedAt: number, startWhen?: Promise<Error | null>): Promise<Continuation> {

@@ -87,7 +87,7 @@ describe('AttemptFinisher', () => {
     slots.settle(slots.reserve(), 2, 2); // two attempts run
     const results = await Promise.all([finisher.finish(done('1'), true, later), finisher.finish(done('2'), true, later)]);
     expect(calls[0].claimLimit).toBe(2);
-    expect(results.flatMap((r) => r.next.map((n) => n.id))).toEqual(['20']);
+    expect(results.flatMap((r) => r.next.map((unit) => unit[0].id))).toEqual(['20']);
     expect(slots.occupied).toBe(3); // until the two finished attempts vacate theirs
   });
 

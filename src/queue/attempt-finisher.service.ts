@@ -10,7 +10,7 @@ import { LeaseTiming } from './lease-timing';
 import { LEASE_TIMING } from './lease-timing.token';
 import { monotonicNow } from './monotonic-clock';
 import { FINISH_ATTEMPTS_SQL, FinishAttemptsRow } from './sql/finish-attempts.sql';
-import { LeasedActionRow } from './sql/leased-action.sql';
+import { groupIntoUnits, LeasedUnit } from './leased-units';
 import { WORKER_ID } from './worker-id.token';
 import { WorkerSlots } from './worker-slots';
 
@@ -60,14 +60,15 @@ const DEFERRALS_BEFORE_WARNING = 5;
 export interface FinishResult {
   /** false: fenced (the lease was lost) or abandoned (the database stayed away until the lease expired). */
   recorded: boolean;
-  /** Hand-offs and claims of the statement that recorded it (each has its slot reserved already). */
-  next: LeasedActionRow[];
+  /** Hand-offs and claims of the statement that recorded it, as units (each has its slot reserved already). */
+  next: LeasedUnit[];
   /** When that statement was sent (monotonic ms): the leases of `next` last at least LEASE_MS from then. */
   sentAt: number;
 }
 
 interface Waiting {
-  item: AttemptToFinish;
+  /** One attempt, or the attempts of one chunk (written by one statement, deferred together). */
+  items: AttemptToFinish[];
   /** Whether its slot frees when it is recorded (its handler has returned). */
   freesSlot: boolean;
   /** The lease's local deadline (monotonic ms): a write that keeps failing is abandoned after it. */
@@ -98,7 +99,7 @@ export class AttemptFinisher {
   private flushers = 0;
   private flushScheduled = false;
   /** Actions taken by a statement whose attempts were all deferred: the next attempt resolved carries them. */
-  private undelivered: { rows: LeasedActionRow[]; sentAt: number } | null = null;
+  private undelivered: { units: LeasedUnit[]; sentAt: number } | null = null;
 
   constructor(
     @Inject(PG_POOL) private readonly pool: Pool,
@@ -126,8 +127,17 @@ export class AttemptFinisher {
    * @returns see {@link FinishResult}; never rejects.
    */
   finish(item: AttemptToFinish, freesSlot: boolean, deadline: () => number): Promise<FinishResult> {
+    return this.finishUnit([item], freesSlot, deadline);
+  }
+
+  /**
+   * Queues the ends of one unit's attempts (a chunk's, ids ascending, each
+   * with `chunkOf`) for writing by one statement; see {@link finish}.
+   * @returns `recorded` when at least one of them was recorded.
+   */
+  finishUnit(items: AttemptToFinish[], freesSlot: boolean, deadline: () => number): Promise<FinishResult> {
     return new Promise((resolve) => {
-      this.queue.push({ item, freesSlot, deadline, resolve });
+      this.queue.push({ items, freesSlot, deadline, resolve });
       this.scheduleFlush();
     });
   }
@@ -155,7 +165,7 @@ export class AttemptFinisher {
       // A statement still in flight takes a small remainder when it ends.
       if (this.flushers > 1 && this.queue.length < PIPELINE_MIN_BATCH) break;
       this.abandonExpired();
-      const batch = this.queue.splice(0, MAX_BATCH);
+      const batch = this.queue.splice(0, batchLength(this.queue));
       if (batch.length === 0) break;
       try {
         await this.write(batch);
@@ -174,7 +184,9 @@ export class AttemptFinisher {
     const now = monotonicNow();
     const expired = (w: Waiting) => w.failed === true && w.deadline() <= now;
     for (const w of this.queue.filter(expired)) {
-      this.logger.warn(`Gave up recording attempt ${w.item.attempt} of action ${w.item.actionId}: its lease expired while the database was unreachable`);
+      this.logger.warn(
+        `Gave up recording attempt ${w.items[0].attempt} of action ${w.items[0].actionId}${w.items.length > 1 ? ` and ${w.items.length - 1} more of its chunk` : ''}: its lease expired while the database was unreachable`,
+      );
       w.resolve({ recorded: false, next: [], sentAt: now });
     }
     this.queue = this.queue.filter((w) => !expired(w));
@@ -183,6 +195,8 @@ export class AttemptFinisher {
   /** One statement for `batch`; resolves each attempt's promise (or re-queues deferred ones). */
   private async write(batch: Waiting[]): Promise<void> {
     const types = this.registry.types();
+    const chunking = this.registry.chunking();
+    const items = batch.flatMap((w) => w.items);
     const grant = this.slots.reserve(batch.filter((w) => w.freesSlot).length);
     const take = grant.slots > 0 && types.length > 0;
     const sentAt = monotonicNow();
@@ -190,11 +204,14 @@ export class AttemptFinisher {
     try {
       const values = [
         this.workerId,
-        ...columnsOf(batch.map((w) => w.item)),
+        ...columnsOf(items),
         take ? types : [],
         this.registry.caps(),
         this.timing.leaseMs,
         grant.claim ? grant.slots : 0,
+        items.map((item) => item.chunkOf ?? null),
+        chunking.types,
+        chunking.max,
       ];
       ({ rows } = await this.pool.query<FinishAttemptsRow>(timedQuery(FINISH_ATTEMPTS_SQL, values, this.timing.statementTimeoutMs, this.naming)));
     } catch (error) {
@@ -203,25 +220,26 @@ export class AttemptFinisher {
     }
     const recorded = new Set<string>();
     const deferred = new Set<string>();
-    const next: LeasedActionRow[] = [];
+    const taken = [];
     for (const r of rows) {
-      if (r.kind === 'claimed') next.push(r);
+      if (r.kind === 'claimed') taken.push(r);
       else (r.kind === 'finished' ? recorded : deferred).add(`${r.id}:${r.attempts}`);
     }
+    const next = groupIntoUnits(taken, (type) => this.registry.isChunked(type));
     this.slots.settle(grant, next.length, grant.claim ? grant.slots : 0);
-    let carried = next.length > 0 || this.undelivered ? { rows: next, sentAt } : null;
+    let carried = next.length > 0 || this.undelivered ? { units: next, sentAt } : null;
     if (carried && this.undelivered) {
-      carried = { rows: [...this.undelivered.rows, ...next], sentAt: this.undelivered.sentAt };
+      carried = { units: [...this.undelivered.units, ...next], sentAt: this.undelivered.sentAt };
       this.undelivered = null;
     }
+    const key = (item: AttemptToFinish) => `${item.actionId}:${item.attempt}`;
     for (const w of batch) {
-      const key = `${w.item.actionId}:${w.item.attempt}`;
-      if (deferred.has(key)) {
+      if (w.items.some((item) => deferred.has(key(item)))) {
         this.deferLater(w);
         continue;
       }
       // The taken actions go to the first attempt resolved: its executor starts them.
-      w.resolve({ recorded: recorded.has(key), next: carried?.rows ?? [], sentAt: carried?.sentAt ?? sentAt });
+      w.resolve({ recorded: w.items.some((item) => recorded.has(key(item))), next: carried?.units ?? [], sentAt: carried?.sentAt ?? sentAt });
       carried = null;
     }
     // Every attempt of this batch was deferred: a later one carries what was taken.
@@ -233,13 +251,25 @@ export class AttemptFinisher {
     w.deferrals = (w.deferrals ?? 0) + 1;
     const delay = Math.min(DEFER_CAP_MS, DEFER_BASE_MS * 2 ** (w.deferrals - 1));
     if (w.deferrals === DEFERRALS_BEFORE_WARNING) {
-      this.logger.warn(`Completion of action ${w.item.actionId} is waiting: its group is locked by an open enqueue transaction`);
+      this.logger.warn(`Completion of action ${w.items[0].actionId} is waiting: its group is locked by an open enqueue transaction`);
     }
     setTimeout(() => {
       this.queue.push(w);
       this.scheduleFlush();
     }, delay);
   }
+}
+
+/**
+ * How many waiting units the next statement takes: up to MAX_BATCH attempts,
+ * a chunk counting each of its actions, and always at least one unit (a
+ * chunk is written whole).
+ */
+function batchLength(queue: Waiting[]): number {
+  let attempts = 0;
+  let units = 0;
+  while (units < queue.length && (units === 0 || attempts + queue[units].items.length <= MAX_BATCH)) attempts += queue[units++].items.length;
+  return units;
 }
 
 /** The per-attempt array parameters of FINISH_ATTEMPTS_SQL ($2 to $10). */

@@ -13,6 +13,8 @@ import { HandlerStop } from './handler-stop';
 import { attemptContext } from './containment/attempt-context';
 import { WatchdogSharedState } from './containment/watchdog-shared-state';
 import { toResultJson } from './handler-result';
+import { chunkEnds } from './chunk-ends';
+import { ChunkHandlerHost, isChunkHandler } from '../handlers/chunk-handler.host';
 import { HandlerThreads, ThreadRetiredError, ThreadTaskError } from './isolation/handler-threads.service';
 import { LeasedActionRow } from './sql/leased-action.sql';
 import { describeThrown, isPermanentFailure } from './thrown-value';
@@ -37,6 +39,23 @@ const SETTLE_GRACE_MS = 50;
 const SETTLED: Promise<void> = Promise.resolve();
 /** Delay before an action released with its handler still running may run again (ms): time for this process to exit. */
 const STUCK_RELEASE_DELAY_MS = 2_000;
+
+/** How a handler's promise settled. */
+type HandlerOutcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+/** How a handler run ended: settled first, or aborted first (then how it settled within the grace, if it did). */
+type Driven =
+  | { aborted: false; outcome: HandlerOutcome; settled: Promise<void>; settledAtEnd: true }
+  | { aborted: true; reason: unknown; stray: unknown; settled: Promise<void>; settledAtEnd: boolean; outcome: HandlerOutcome | undefined };
+
+/** How the attempts of a chunk ended (see AttemptRun). */
+export interface ChunkRun {
+  /** One per row of the chunk, in its order; null: nothing to record for it. */
+  ends: (AttemptEnd | null)[];
+  settled: Promise<void>;
+  settledAtEnd: boolean;
+  cause: unknown;
+}
 
 /** How an attempt ended, and when its handler's promise settles. */
 export interface AttemptRun {
@@ -119,6 +138,108 @@ export class AttemptRunner {
         return { end: this.abortEnd(row, handlerStop.signal.reason, true, undefined), settled: SETTLED, settledAtEnd: true, cause: handlerStop.signal.reason };
       }
     }
+    const driven = await this.drive(registered, row, handlerStop, (signal, onStray, onThreadStarted) =>
+      this.invoke(registered, row, signal, onStray, onThreadStarted),
+    );
+    const { settled, settledAtEnd } = driven;
+    if (driven.aborted) {
+      return {
+        end: this.abortEnd(row, driven.reason, settledAtEnd, driven.stray, startWhen !== undefined),
+        settled,
+        settledAtEnd,
+        cause: driven.stray ?? driven.reason,
+      };
+    }
+    if (driven.outcome.ok) {
+      try {
+        return { end: { kind: 'done', outcome: 'done', resultJson: toResultJson(driven.outcome.value) }, settled, settledAtEnd: true, cause: null };
+      } catch (error) {
+        return { end: this.failureEnd(row, error, 'error'), settled, settledAtEnd: true, cause: error };
+      }
+    }
+    const error = driven.outcome.error;
+    return { end: this.thrownEnd(row, error), settled, settledAtEnd: true, cause: error };
+  }
+
+  /**
+   * Runs one attempt of each action of an ordered chunk with one call of its
+   * handler's handleChunk, and says how each ended (ChunkHandlerHost has the
+   * rules; chunk-ends.ts applies them).
+   * @param rows the chunk: the group's head, then its members, ids ascending.
+   * @param handlerStop tells the handler to stop; shared by the leases of every row.
+   * @returns one end per row (null: record nothing for it); never rejects.
+   */
+  async runChunk(rows: LeasedActionRow[], handlerStop: HandlerStop): Promise<ChunkRun> {
+    const head = rows[0];
+    const registered = this.registry.get(head.type);
+    if (!registered || !isChunkHandler(registered.instance)) {
+      const error = new PermanentFailureError(`no chunk handler registered for type "${head.type}"`);
+      return {
+        ends: chunkEnds(rows, { kind: 'threw', end: this.failureEnd(head, error, 'error') }, this.endOf),
+        settled: SETTLED,
+        settledAtEnd: true,
+        cause: error,
+      };
+    }
+    const driven = await this.drive(registered, head, handlerStop, (signal, onStray, onThreadStarted) =>
+      this.invokeChunk(registered, rows, signal, onStray, onThreadStarted),
+    );
+    const { settled, settledAtEnd } = driven;
+    if (driven.aborted) {
+      const reason = driven.reason;
+      const headEnd = this.abortEnd(head, reason, settledAtEnd, driven.stray);
+      // A chunk that returned within the grace keeps what it reported (less a cancelled action).
+      const reported = driven.outcome?.ok && headEnd?.kind !== 'failed' && headEnd?.kind !== 'retry' ? driven.outcome.value : undefined;
+      const cancelledId = reason instanceof CancelRequestedError ? reason.actionId : undefined;
+      const ends =
+        headEnd === null
+          ? rows.map(() => null)
+          : reported !== undefined
+            ? chunkEnds(rows, { kind: 'reported', value: reported, cancelledId }, this.endOf)
+            : chunkEnds(rows, { kind: 'aborted', end: headEnd, cancelledId }, this.endOf);
+      return { ends, settled, settledAtEnd, cause: driven.stray ?? reason };
+    }
+    if (driven.outcome.ok) {
+      return { ends: chunkEnds(rows, { kind: 'reported', value: driven.outcome.value }, this.endOf), settled, settledAtEnd: true, cause: null };
+    }
+    const error = driven.outcome.error;
+    return { ends: chunkEnds(rows, { kind: 'threw', end: this.thrownEnd(head, error) }, this.endOf), settled, settledAtEnd: true, cause: error };
+  }
+
+  /** How one action of a chunk ended, from the outcome its handler reported (the rules of a single attempt). */
+  private readonly endOf = (row: LeasedActionRow, outcome: { ok: true; result?: unknown } | { ok: false; error: unknown }): AttemptEnd => {
+    if (!outcome.ok) return this.thrownEnd(row, outcome.error);
+    try {
+      return { kind: 'done', outcome: 'done', resultJson: toResultJson(outcome.result) };
+    } catch (error) {
+      return this.failureEnd(row, error, 'error');
+    }
+  };
+
+  /** How an attempt whose handler threw (or reported) `error` ends: released for a retired thread, backed off when asked, else a charged failure. */
+  private thrownEnd(row: LeasedActionRow, error: unknown): AttemptEnd {
+    if (isThreadRetired(error)) return { kind: 'released', outcome: 'released', error: (error as ThreadRetiredError).message, delayMs: 0 };
+    const backOff = backOffRequested(error) ?? threadBackOff(error);
+    if (backOff) {
+      const { message } = describeThrown(error);
+      const end: AttemptEnd = { kind: 'released', outcome: 'backed_off', error: message, delayMs: backOff.ms };
+      if (backOff.wholeType) end.pauseTypeMs = backOff.ms;
+      return end;
+    }
+    return this.failureEnd(row, error, 'error');
+  }
+
+  /**
+   * Starts a handler and waits for it to settle or, sooner, for its signal
+   * to abort (the timeout, a stray error, a lease lost or expiring, a
+   * cancel, shutdown); after an abort, waits the grace for it to settle.
+   */
+  private async drive(
+    registered: RegisteredHandler,
+    row: LeasedActionRow,
+    handlerStop: HandlerStop,
+    start: (signal: AbortSignal, onStray: (error: unknown) => boolean, onThreadStarted: () => void) => Promise<unknown>,
+  ): Promise<Driven> {
     let stray: unknown;
     let ended = false;
     const signal = handlerStop.signal;
@@ -131,9 +252,8 @@ export class AttemptRunner {
     };
     startTimeout(registered.options.isolation === 'thread' ? THREAD_START_ALLOWANCE_MS : 0);
     let settledAtEnd = false;
-    const outcome = this.invoke(
-      registered,
-      row,
+    let settledWith: HandlerOutcome | undefined;
+    const outcome = start(
       signal,
       (error) => {
         if (ended || signal.aborted) return false;
@@ -143,11 +263,11 @@ export class AttemptRunner {
       },
       () => startTimeout(0),
     ).then(
-      (value) => ((settledAtEnd = true), { ok: true as const, value }),
-      (error: unknown) => ((settledAtEnd = true), { ok: false as const, error }),
+      (value) => ((settledAtEnd = true), (settledWith = { ok: true as const, value })),
+      (error: unknown) => ((settledAtEnd = true), (settledWith = { ok: false as const, error })),
     );
     // The handler's outcome or an abort, whichever comes first (one promise, one listener).
-    const first = await new Promise<Awaited<typeof outcome> | 'aborted'>((resolve) => {
+    const first = await new Promise<HandlerOutcome | 'aborted'>((resolve) => {
       void outcome.then(resolve);
       if (signal.aborted) resolve('aborted');
       else handlerStop.onStop(() => resolve('aborted'));
@@ -159,32 +279,9 @@ export class AttemptRunner {
       const settled = outcome.then(() => undefined);
       const graceMs = reason instanceof ShutdownError || reason instanceof CancelRequestedError ? this.abortGraceMs : SETTLE_GRACE_MS;
       await waitAtMost(settled, graceMs);
-      return { end: this.abortEnd(row, reason, settledAtEnd, stray, startWhen !== undefined), settled, settledAtEnd, cause: stray ?? reason };
+      return { aborted: true, reason, stray, settled, settledAtEnd, outcome: settledWith };
     }
-    const settled = SETTLED;
-    if (first.ok) {
-      try {
-        return { end: { kind: 'done', outcome: 'done', resultJson: toResultJson(first.value) }, settled, settledAtEnd: true, cause: null };
-      } catch (error) {
-        return { end: this.failureEnd(row, error, 'error'), settled, settledAtEnd: true, cause: error };
-      }
-    }
-    if (isThreadRetired(first.error)) {
-      return {
-        end: { kind: 'released', outcome: 'released', error: (first.error as ThreadRetiredError).message, delayMs: 0 },
-        settled,
-        settledAtEnd: true,
-        cause: first.error,
-      };
-    }
-    const backOff = backOffRequested(first.error) ?? threadBackOff(first.error);
-    if (backOff) {
-      const { message } = describeThrown(first.error);
-      const end: AttemptEnd = { kind: 'released', outcome: 'backed_off', error: message, delayMs: backOff.ms };
-      if (backOff.wholeType) end.pauseTypeMs = backOff.ms;
-      return { end, settled, settledAtEnd: true, cause: first.error };
-    }
-    return { end: this.failureEnd(row, first.error, 'error'), settled, settledAtEnd: true, cause: first.error };
+    return { aborted: false, outcome: first, settled: SETTLED, settledAtEnd: true };
   }
 
   /** Starts the handler; a synchronous throw becomes a rejection. */
@@ -211,7 +308,32 @@ export class AttemptRunner {
     }
   }
 
-  private contextFor(row: LeasedActionRow, signal: AbortSignal): ActionContext {
+  /** Starts a chunk handler (in this process or its thread); a synchronous throw becomes a rejection. */
+  private invokeChunk(
+    registered: RegisteredHandler,
+    rows: LeasedActionRow[],
+    signal: AbortSignal,
+    onStray: (error: unknown) => boolean,
+    onThreadStarted: () => void,
+  ): Promise<unknown> {
+    const actions = rows.map(toQueuedAction);
+    if (registered.options.isolation === 'thread') return this.threads.runChunk(registered, actions, this.workerId, signal, onThreadStarted);
+    const head = rows[0];
+    const ctx = this.contextFor(head, signal, rows.length);
+    const handler = registered.instance as ChunkHandlerHost;
+    this.watchdog.enterHandler(head.id);
+    try {
+      if (!this.attributeStrayErrors) return Promise.resolve(handler.handleChunk(actions, ctx));
+      const store = { actionId: head.id, type: head.type, attempt: head.attempts, strayError: onStray };
+      return Promise.resolve(attemptContext.run(store, () => handler.handleChunk(actions, ctx)));
+    } catch (error) {
+      return Promise.reject(error);
+    } finally {
+      this.watchdog.leaveHandler();
+    }
+  }
+
+  private contextFor(row: LeasedActionRow, signal: AbortSignal, chunkSize = 1): ActionContext {
     return {
       signal,
       attempt: row.attempts,
@@ -220,7 +342,8 @@ export class AttemptRunner {
       // Built on first use: most handlers never log, and a Logger per attempt
       // showed up in the profile of quick handlers.
       get logger(): Logger {
-        const logger = new Logger(`action ${row.id} (${row.type}, lock ${row.lock_id ?? '-'}, attempt ${row.attempts})`);
+        const what = chunkSize > 1 ? `chunk of ${chunkSize} from action ${row.id}` : `action ${row.id}`;
+        const logger = new Logger(`${what} (${row.type}, lock ${row.lock_id ?? '-'}, attempt ${row.attempts})`);
         Object.defineProperty(this, 'logger', { value: logger });
         return logger;
       },

@@ -10,8 +10,15 @@ import { LEASE_TIMING } from './lease-timing.token';
 import { monotonicNow } from './monotonic-clock';
 import { CLAIM_ACTIONS_SQL, NEXT_DUE_SQL } from './sql/claim-actions.sql';
 import { LeasedActionRow } from './sql/leased-action.sql';
+import { groupIntoUnits, LeasedUnit } from './leased-units';
 import { WORKER_ID } from './worker-id.token';
 import { WorkerMetrics } from './worker-metrics';
+
+/** What one claim leased, as the units each slot runs (see groupIntoUnits), and when it was sent (monotonic ms). */
+export interface ClaimedUnits {
+  units: LeasedUnit[];
+  sentAt: number;
+}
 
 /** Actions leased by one claim, and when it was sent (monotonic ms): their leases last at least LEASE_MS from then. */
 export interface Claimed {
@@ -40,11 +47,13 @@ export class ClaimerService {
   }
 
   /**
-   * Claims up to `limit` claimable heads (never a quarantined one).
+   * Claims up to `limit` claimable heads (never a quarantined one), each
+   * with the members of its ordered chunk when its type runs in chunks.
    * @throws the driver's error when the database is unreachable or too slow.
    */
-  claim(limit: number): Promise<Claimed> {
-    return this.run(limit, false);
+  async claim(limit: number): Promise<ClaimedUnits> {
+    const { rows, sentAt } = await this.run(limit, false);
+    return { units: groupIntoUnits(rows, (type) => this.registry.isChunked(type)), sentAt };
   }
 
   /** Claims at most one due suspect (quarantined) head, for the SuspectRunner. */
@@ -69,6 +78,7 @@ export class ClaimerService {
 
   private async run(limit: number, quarantined: boolean): Promise<Claimed> {
     const sentAt = monotonicNow();
+    const chunking = this.registry.chunking();
     const { rows } = await this.query<LeasedActionRow>(CLAIM_ACTIONS_SQL, [
       this.workerId,
       this.registry.types(),
@@ -76,6 +86,8 @@ export class ClaimerService {
       limit,
       this.timing.leaseMs,
       quarantined,
+      chunking.types,
+      chunking.max,
     ]);
     this.metrics.claimSeconds((monotonicNow() - sentAt) / 1000);
     return { rows, sentAt };

@@ -18,6 +18,7 @@ export class WorkerMetrics {
   private readonly selfFencedTotal: Counter;
   private readonly stuckHandlersGauge: Gauge;
   private readonly strayErrorsTotal: Counter<'type'>;
+  private readonly chunkSize: Histogram<'type'>;
 
   constructor(metrics: MetricsRegistry) {
     const registers = [metrics.registry];
@@ -68,6 +69,13 @@ export class WorkerMetrics {
       labelNames: ['type'],
       registers,
     });
+    this.chunkSize = new Histogram({
+      name: 'actions_chunk_size',
+      help: 'Actions per ordered chunk started (chunk handlers only).',
+      labelNames: ['type'],
+      buckets: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000],
+      registers,
+    });
   }
 
   claimed(type: string): void {
@@ -77,6 +85,16 @@ export class WorkerMetrics {
   handled(type: string, outcome: string, seconds: number): void {
     this.endedTotal.inc({ type, outcome });
     this.handlerSeconds.observe({ type }, seconds);
+  }
+
+  /** An attempt ended (a chunk's action other than its first: the handler's time is observed once per chunk). */
+  ended(type: string, outcome: string): void {
+    this.endedTotal.inc({ type, outcome });
+  }
+
+  /** An ordered chunk of `size` actions started. */
+  chunkStarted(type: string, size: number): void {
+    this.chunkSize.observe({ type }, size);
   }
 
   leasesExpired(count: number): void {

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { QueueSettings } from '../config/settings';
 import { AttemptExecutor, Continuation } from './attempt-executor.service';
-import { Claimed, ClaimerService } from './claimer.service';
+import { ClaimedUnits, ClaimerService } from './claimer.service';
 import { LeaseKeeper } from './lease-keeper.service';
 import { NotificationListener } from './notification-listener.service';
 import { LeasedActionRow } from './sql/leased-action.sql';
@@ -27,7 +27,7 @@ const rowsOf = (n: number) => Array.from({ length: n }, (_, i) => ({ id: String(
 
 /**
  * The worker loop with fakes around it: each claim statement waits for the
- * test (`claims[i].resolve({ rows, sentAt })`), attempts never end, and the
+ * test (`claims[i].resolve({ units, sentAt })`), attempts never end, and the
  * next due time is what `nextDue` says. The slots are the real WorkerSlots.
  */
 function loopWith(nextDue: { waitMs: number | null; suspectWaitMs: number | null } = { waitMs: null, suspectWaitMs: null }) {
@@ -39,11 +39,11 @@ function loopWith(nextDue: { waitMs: number | null; suspectWaitMs: number | null
     SHUTDOWN_TIMEOUT_MS: 0,
   } as QueueSettings;
   const slots = new WorkerSlots(settings);
-  const claims: { limit: number; resolve: (c: Claimed) => void; reject: (e: Error) => void }[] = [];
+  const claims: { limit: number; resolve: (c: ClaimedUnits) => void; reject: (e: Error) => void }[] = [];
   let nextDueAsked = 0;
   const claimer = {
     claim: (limit: number) => {
-      const d = deferred<Claimed>();
+      const d = deferred<ClaimedUnits>();
       claims.push({ limit, resolve: d.resolve, reject: d.reject });
       return d.promise;
     },
@@ -76,7 +76,7 @@ describe('WorkerService: when the loop claims', () => {
     const { worker, claims } = loopWith();
     worker.onApplicationBootstrap();
     expect(claims.map((c) => c.limit)).toEqual([CONCURRENCY]);
-    claims[0].resolve({ rows: [], sentAt: 0 });
+    claims[0].resolve({ units: [], sentAt: 0 });
     await worker.beforeApplicationShutdown();
   });
 
@@ -87,11 +87,11 @@ describe('WorkerService: when the loop claims', () => {
     worker.requestClaim('wake');
     worker.requestClaim('wake');
     expect(claims).toHaveLength(1);
-    claims[0].resolve({ rows: rowsOf(1), sentAt: 0 });
+    claims[0].resolve({ units: rowsOf(1).map((row) => [row]), sentAt: 0 });
     await jest.advanceTimersByTimeAsync(0);
     // One more round, for the slots the first left free.
     expect(claims.map((c) => c.limit)).toEqual([CONCURRENCY, CONCURRENCY - 1]);
-    claims[1].resolve({ rows: [], sentAt: 0 });
+    claims[1].resolve({ units: [], sentAt: 0 });
     await jest.advanceTimersByTimeAsync(0);
     expect(claims).toHaveLength(2);
     await worker.beforeApplicationShutdown();
@@ -100,27 +100,27 @@ describe('WorkerService: when the loop claims', () => {
   it('after a claim that found the queue empty, a freed slot does not claim, a wake-up does', async () => {
     const { worker, claims } = loopWith();
     worker.onApplicationBootstrap();
-    claims[0].resolve({ rows: [], sentAt: 0 });
+    claims[0].resolve({ units: [], sentAt: 0 });
     await jest.advanceTimersByTimeAsync(0);
     worker.requestClaim('slot');
     expect(claims).toHaveLength(1);
     worker.requestClaim('wake');
     expect(claims).toHaveLength(2);
-    claims[1].resolve({ rows: [], sentAt: 0 });
+    claims[1].resolve({ units: [], sentAt: 0 });
     await worker.beforeApplicationShutdown();
   });
 
   it('a claim that takes every slot it asked for does not look for the next due time; one that finds less does', async () => {
     const full = loopWith();
     full.worker.onApplicationBootstrap();
-    full.claims[0].resolve({ rows: rowsOf(CONCURRENCY), sentAt: 0 });
+    full.claims[0].resolve({ units: rowsOf(CONCURRENCY).map((row) => [row]), sentAt: 0 });
     await jest.advanceTimersByTimeAsync(0);
     expect(full.nextDueAsked()).toBe(0);
     await full.worker.beforeApplicationShutdown();
 
     const partial = loopWith();
     partial.worker.onApplicationBootstrap();
-    partial.claims[0].resolve({ rows: rowsOf(1), sentAt: 0 });
+    partial.claims[0].resolve({ units: rowsOf(1).map((row) => [row]), sentAt: 0 });
     await jest.advanceTimersByTimeAsync(0);
     expect(partial.nextDueAsked()).toBe(1);
     await partial.worker.beforeApplicationShutdown();
@@ -129,12 +129,12 @@ describe('WorkerService: when the loop claims', () => {
   it('claims again when the next scheduled head comes due, without waiting for the poll', async () => {
     const { worker, claims } = loopWith({ waitMs: 5_000, suspectWaitMs: null });
     worker.onApplicationBootstrap();
-    claims[0].resolve({ rows: [], sentAt: 0 });
+    claims[0].resolve({ units: [], sentAt: 0 });
     await jest.advanceTimersByTimeAsync(4_900);
     expect(claims).toHaveLength(1);
     await jest.advanceTimersByTimeAsync(200);
     expect(claims).toHaveLength(2);
-    claims[1].resolve({ rows: [], sentAt: 0 });
+    claims[1].resolve({ units: [], sentAt: 0 });
     await worker.beforeApplicationShutdown();
   });
 
@@ -158,14 +158,14 @@ describe('WorkerService: when the loop claims', () => {
     expect(claims).toHaveLength(1);
     await jest.advanceTimersByTimeAsync(20);
     expect(claims).toHaveLength(2);
-    claims[1].resolve({ rows: [], sentAt: 0 });
+    claims[1].resolve({ units: [], sentAt: 0 });
     await worker.beforeApplicationShutdown();
   });
 
   it('claims nothing once shutdown began', async () => {
     const { worker, claims } = loopWith();
     worker.onApplicationBootstrap();
-    claims[0].resolve({ rows: [], sentAt: 0 });
+    claims[0].resolve({ units: [], sentAt: 0 });
     await worker.beforeApplicationShutdown();
     worker.requestClaim('wake');
     expect(claims).toHaveLength(1);

@@ -11,7 +11,7 @@ import { LeaseKeeper } from './lease-keeper.service';
 import { NotificationListener } from './notification-listener.service';
 import { WAKE_UP_PLAN, WakeUpPlan } from './wake-up-plan';
 import { FOLLOWER_PROBE_DELAY_MS, RELAYED_WAKE_PAYLOAD, respondToWake, WakeLeadership } from './wake-leadership';
-import { LeasedActionRow } from './sql/leased-action.sql';
+import { LeasedUnit } from './leased-units';
 import { RunningSuspect, SuspectRunner } from './suspect-runner.service';
 import { WorkerSlots } from './worker-slots';
 
@@ -180,11 +180,11 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
       const grant = this.slots.reserve();
       if (grant.slots === 0) return this.relayIfOwed();
       try {
-        const { rows, sentAt } = await this.claimer.claim(grant.slots);
-        this.slots.settle(grant, rows.length, grant.slots);
+        const { units, sentAt } = await this.claimer.claim(grant.slots);
+        this.slots.settle(grant, units.length, grant.slots);
         this.lastClaimAt = Date.now();
-        this.dispatch(rows, sentAt);
-        if (rows.length === grant.slots) this.claimAgain = true;
+        this.dispatch(units, sentAt);
+        if (units.length === grant.slots) this.claimAgain = true;
         else {
           this.relayOwed = false;
           // Slots are left: a suspect that became due while this round held them (its timer, its notification) takes one now.
@@ -202,10 +202,12 @@ export class WorkerService implements OnApplicationBootstrap, BeforeApplicationS
     } while (this.claimAgain);
   }
 
-  /** Executes leased actions, then what each one's finishing statement takes next. */
-  private dispatch(rows: LeasedActionRow[], leasedAt: number): void {
-    for (const row of rows) {
-      void this.executor.execute(row, leasedAt).then((next) => {
+  /** Executes leased units (an action, or an ordered chunk), then what each one's finishing statement takes next. */
+  private dispatch(units: LeasedUnit[], leasedAt: number): void {
+    for (const unit of units) {
+      // A chunk of one runs as one action: a chunk handler's `handle` is handleChunk of one.
+      const execution = unit.length === 1 ? this.executor.execute(unit[0], leasedAt) : this.executor.executeChunk(unit, leasedAt);
+      void execution.then((next) => {
         if (next.retryInMs !== undefined) this.dueTimer.wakeIn(next.retryInMs);
         this.dispatch(next.next, next.leasedAt);
         // A freed slot goes to a due suspect first: on a saturated instance the claim round would always win it.

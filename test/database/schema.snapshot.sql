@@ -25,7 +25,8 @@ TABLE action_attempts (
   finished_at timestamp with time zone NOT NULL,
   outcome text NOT NULL,
   error text,
-  error_stack text
+  error_stack text,
+  chunk_of bigint
 );
 
 TABLE action_bulk_operations (
@@ -157,7 +158,8 @@ TABLE actions (
   cancel_requested_at timestamp with time zone,
   quarantined boolean NOT NULL DEFAULT false,
   uncharged_losses integer NOT NULL DEFAULT 0,
-  group_key text
+  group_key text,
+  chunk_of bigint
 );
 
 VIEW action_groups AS
@@ -995,6 +997,29 @@ BEGIN
 END $function$
 ;
 
+CREATE OR REPLACE FUNCTION public.aq_claim_chunks(p_worker text, p_types text[], p_caps integer[], p_limit integer, p_lease_ms integer, p_quarantined boolean, p_chunk_types text[], p_chunk_max integer[])
+ RETURNS SETOF aq_leased_action
+ LANGUAGE plpgsql
+ SET search_path TO 'public'
+AS $function$
+DECLARE
+  v_heads aq_leased_action[];
+BEGIN
+  -- A suspect runs alone (poison detection, 011).
+  IF p_quarantined OR coalesce(cardinality(p_chunk_types), 0) = 0 THEN
+    RETURN QUERY SELECT * FROM aq_claim_actions(p_worker, p_types, p_caps, p_limit, p_lease_ms, p_quarantined);
+    RETURN;
+  END IF;
+  v_heads := ARRAY(SELECT c FROM aq_claim_actions(p_worker, p_types, p_caps, p_limit, p_lease_ms, false) AS c);
+  RETURN QUERY SELECT * FROM unnest(v_heads);
+  IF EXISTS (SELECT 1 FROM unnest(v_heads) AS h WHERE h.type = ANY(p_chunk_types) AND h.lock_id IS NOT NULL) THEN
+    RETURN QUERY SELECT * FROM aq_lease_chunk_members(
+      ARRAY(SELECT h.id FROM unnest(v_heads) AS h WHERE h.type = ANY(p_chunk_types) AND h.lock_id IS NOT NULL),
+      p_worker, p_types, p_caps, p_chunk_types, p_chunk_max);
+  END IF;
+END $function$
+;
+
 CREATE OR REPLACE FUNCTION public.aq_end_lost_attempts(p_ids bigint[], p_culprit bigint, p_outcome text, p_reason text, p_delay_ms integer, p_only_expired boolean)
  RETURNS TABLE(action_id bigint, attempt integer, worker_id text, status text, charged integer)
  LANGUAGE plpgsql
@@ -1035,10 +1060,10 @@ BEGIN
         lease_expires_at = NULL
     FROM lost AS l
     WHERE a.id = l.id
-    RETURNING a.id, a.lock_id, l.attempts, l.lease_owner, l.attempt_started_at, a.status, l.charge, a.uncharged_losses, a.quarantined
+    RETURNING a.id, a.lock_id, l.attempts, l.lease_owner, l.attempt_started_at, a.status, l.charge, a.uncharged_losses, a.quarantined, a.chunk_of
   ),
   traced AS (
-    INSERT INTO action_attempts (action_id, lock_id, attempt, worker_id, started_at, finished_at, outcome, error)
+    INSERT INTO action_attempts (action_id, lock_id, attempt, worker_id, started_at, finished_at, outcome, error, chunk_of)
     SELECT e.id, e.lock_id, e.attempts, e.lease_owner, e.attempt_started_at, clock_timestamp(),
            CASE WHEN e.id = p_culprit THEN 'error' ELSE p_outcome END,
            CASE WHEN p_culprit IS NULL OR e.id = p_culprit THEN p_reason
@@ -1046,7 +1071,8 @@ BEGIN
              || CASE WHEN p_culprit IS NOT NULL THEN ''
                      WHEN e.charge > 0 THEN ' (charged: lost again as a suspect)'
                      WHEN e.quarantined THEN ' (not charged; lost ' || e.uncharged_losses || ' times in a row: now a suspect)'
-                     ELSE ' (not charged; run again at once)' END
+                     ELSE ' (not charged; run again at once)' END,
+           e.chunk_of
     FROM ended AS e
     RETURNING action_id
   )
@@ -1072,7 +1098,7 @@ BEGIN
 END $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.aq_finish_attempts(p_worker text, p_ids bigint[], p_attempts integer[], p_next_status text[], p_results jsonb[], p_errors text[], p_stacks text[], p_delays_ms integer[], p_outcomes text[], p_charges integer[], p_types text[], p_caps integer[], p_lease_ms integer, p_claim_limit integer)
+CREATE OR REPLACE FUNCTION public.aq_finish_attempts(p_worker text, p_ids bigint[], p_attempts integer[], p_next_status text[], p_results jsonb[], p_errors text[], p_stacks text[], p_delays_ms integer[], p_outcomes text[], p_charges integer[], p_types text[], p_caps integer[], p_lease_ms integer, p_claim_limit integer, p_chunk_of bigint[], p_chunk_types text[], p_chunk_max integer[])
  RETURNS TABLE(kind text, leased aq_leased_action)
  LANGUAGE plpgsql
  SET plan_cache_mode TO 'force_generic_plan'
@@ -1086,7 +1112,35 @@ DECLARE
   v_released bigint[];
   v_deferred bigint[];
   v_handed   int := 0;
+  v_handoffs aq_leased_action[];
+  v_cut      bigint[];
+  v_units    int;
+  v_n        bigint;
 BEGIN
+  -- Point 4, the fence of a chunk's prefix: the entries behind a member no
+  -- longer held are released instead (rare: after a reaping mid-chunk).
+  IF EXISTS (SELECT 1 FROM unnest(p_chunk_of) AS c(id) WHERE c.id IS NOT NULL) THEN
+    WITH entry AS (
+      SELECT t.n, t.id, t.chunk_of,
+             EXISTS (SELECT 1 FROM actions AS a WHERE a.id = t.id AND a.lease_owner = p_worker AND a.attempts = t.attempt)
+             OR EXISTS (SELECT 1 FROM action_attempts AS x WHERE x.action_id = t.id AND x.attempt = t.attempt AND x.worker_id = p_worker) AS held
+      FROM unnest(p_ids, p_attempts, p_chunk_of) WITH ORDINALITY AS t(id, attempt, chunk_of, n)
+      WHERE t.chunk_of IS NOT NULL
+    ),
+    intact AS (
+      SELECT e.n, e.held, bool_and(e.held) OVER (PARTITION BY e.chunk_of ORDER BY e.id) AS prefix_held FROM entry AS e
+    )
+    SELECT array_agg(i.n) INTO v_cut FROM intact AS i WHERE i.held AND NOT i.prefix_held;
+    FOREACH v_n IN ARRAY coalesce(v_cut, '{}') LOOP
+      p_next_status[v_n] := 'pending';
+      p_results[v_n] := NULL;
+      p_outcomes[v_n] := 'released';
+      p_errors[v_n] := 'released: an earlier action of its chunk was no longer held by this worker';
+      p_stacks[v_n] := NULL;
+      p_delays_ms[v_n] := 0;
+      p_charges[v_n] := 0;
+    END LOOP;
+  END IF;
   -- Lock the groups this batch releases in lock_id order (the order every
   -- writer uses), skipping those a producer holds; their attempts are deferred.
   WITH releasing AS MATERIALIZED (
@@ -1105,11 +1159,18 @@ BEGIN
   )
   SELECT coalesce(array_agg(r.id), '{}') INTO v_deferred
   FROM releasing AS r WHERE r.lock_id NOT IN (SELECT l.lock_id FROM locked AS l);
+  -- A chunk is deferred whole (point 4); a deferred chunk holds one slot.
+  SELECT coalesce(array_agg(t.id) FILTER (WHERE t.id = ANY(v_deferred) OR t.chunk_of = ANY(d.chunks)), '{}'),
+         count(DISTINCT coalesce(t.chunk_of, t.id)) FILTER (WHERE t.id = ANY(v_deferred) OR t.chunk_of = ANY(d.chunks))
+  INTO v_deferred, v_units
+  FROM unnest(p_ids, p_chunk_of) AS t(id, chunk_of)
+  CROSS JOIN (SELECT coalesce(array_agg(DISTINCT c.chunk_of), '{}') AS chunks
+              FROM unnest(p_ids, p_chunk_of) AS c(id, chunk_of) WHERE c.id = ANY(v_deferred) AND c.chunk_of IS NOT NULL) AS d;
 
   PERFORM aq_act_for_worker(p_worker, CASE WHEN cardinality(p_types) > 0 THEN p_lease_ms ELSE 0 END, p_types, p_caps);
   WITH input AS (
-    SELECT * FROM unnest(p_ids, p_attempts, p_next_status, p_results, p_errors, p_stacks, p_delays_ms, p_outcomes, p_charges)
-      AS t(id, attempt, next_status, result, error, stack, delay_ms, outcome, charge)
+    SELECT * FROM unnest(p_ids, p_attempts, p_next_status, p_results, p_errors, p_stacks, p_delays_ms, p_outcomes, p_charges, p_chunk_of)
+      AS t(id, attempt, next_status, result, error, stack, delay_ms, outcome, charge, chunk_of)
     WHERE t.id <> ALL(v_deferred)
   ),
   ended AS (
@@ -1133,12 +1194,12 @@ BEGIN
     -- status is not tested, so the planner drives the join from the batch by
     -- primary key.
     WHERE a.id = i.id AND a.lease_owner = p_worker AND a.attempts = i.attempt
-    RETURNING a.id, a.lock_id, a.holds_group, a.status, i.attempt, i.outcome, i.error, i.stack, a.attempt_started_at
+    RETURNING a.id, a.lock_id, a.holds_group, a.status, i.attempt, i.outcome, i.error, i.stack, a.attempt_started_at, i.chunk_of
   ),
   traced AS (
-    INSERT INTO action_attempts (action_id, lock_id, attempt, worker_id, started_at, finished_at, outcome, error, error_stack)
+    INSERT INTO action_attempts (action_id, lock_id, attempt, worker_id, started_at, finished_at, outcome, error, error_stack, chunk_of)
     SELECT e.id, e.lock_id, e.attempt, p_worker, e.attempt_started_at, clock_timestamp(),
-           CASE WHEN e.status = 'cancelled' AND e.outcome <> 'done' THEN 'cancelled' ELSE e.outcome END, e.error, e.stack
+           CASE WHEN e.status = 'cancelled' AND e.outcome <> 'done' THEN 'cancelled' ELSE e.outcome END, e.error, e.stack, e.chunk_of
     FROM ended AS e
     RETURNING action_id
   )
@@ -1157,9 +1218,9 @@ BEGIN
 
   IF v_released IS NOT NULL THEN
     -- The new heads the promotion handed to p_worker (primary key lookups).
-    RETURN QUERY
-    SELECT 'claimed', ROW(a.id, a.lock_id, a.type, a.payload, a.attempts, a.charged_attempts, a.max_attempts,
-                          a.on_failure, a.run_at, a.created_at, a.idempotency_key, a.quarantined, a.lease_expires_at)::aq_leased_action
+    v_handoffs := ARRAY(
+    SELECT ROW(a.id, a.lock_id, a.type, a.payload, a.attempts, a.charged_attempts, a.max_attempts,
+               a.on_failure, a.run_at, a.created_at, a.idempotency_key, a.quarantined, a.lease_expires_at)::aq_leased_action
     FROM actions AS a
     -- The newest head record of each group (039: one backward index probe),
     -- then the heads by primary key. Not a join with a condition on status:
@@ -1169,15 +1230,23 @@ BEGIN
     WHERE a.id = ANY(ARRAY(
             SELECT g.head_id FROM unnest(v_released) AS r(lock_id)
             CROSS JOIN LATERAL (SELECT h.head_id FROM action_group_heads AS h WHERE h.lock_id = r.lock_id ORDER BY h.version DESC LIMIT 1) AS g))
-      AND a.lease_owner = p_worker;
-    GET DIAGNOSTICS v_handed = ROW_COUNT;
+      AND a.lease_owner = p_worker);
+    v_handed := cardinality(v_handoffs);
+    RETURN QUERY SELECT 'claimed', h FROM unnest(v_handoffs) AS h;
+    -- The members behind handed-off chunk heads (point 1; their groups are locked above).
+    IF EXISTS (SELECT 1 FROM unnest(v_handoffs) AS h WHERE h.type = ANY(p_chunk_types)) THEN
+      RETURN QUERY SELECT 'claimed', m FROM aq_lease_chunk_members(
+        ARRAY(SELECT h.id FROM unnest(v_handoffs) AS h WHERE h.type = ANY(p_chunk_types)),
+        p_worker, p_types, p_caps, p_chunk_types, p_chunk_max) AS m;
+    END IF;
   END IF;
   -- Fill the slots still free with an ordinary claim, in this same commit
   -- (p_claim_limit counted every attempt of the batch as ending; a deferred
   -- one still holds its slot).
-  IF p_claim_limit - v_handed - cardinality(v_deferred) > 0 AND cardinality(p_types) > 0 THEN
+  IF p_claim_limit - v_handed - v_units > 0 AND cardinality(p_types) > 0 THEN
     RETURN QUERY
-    SELECT 'claimed', c FROM aq_claim_actions(p_worker, p_types, p_caps, p_claim_limit - v_handed - cardinality(v_deferred), p_lease_ms) AS c;
+    SELECT 'claimed', c FROM aq_claim_chunks(p_worker, p_types, p_caps, p_claim_limit - v_handed - v_units, p_lease_ms, false,
+                                             p_chunk_types, p_chunk_max) AS c;
   END IF;
 END $function$
 ;
@@ -1313,6 +1382,100 @@ BEGIN
 END $function$
 ;
 
+CREATE OR REPLACE FUNCTION public.aq_lease_chunk_members(p_heads bigint[], p_worker text, p_types text[], p_caps integer[], p_chunk_types text[], p_chunk_max integer[])
+ RETURNS SETOF aq_leased_action
+ LANGUAGE plpgsql
+ SET search_path TO 'public'
+ SET plan_cache_mode TO 'force_generic_plan'
+ SET enable_seqscan TO 'off'
+ SET jit TO 'off'
+AS $function$
+DECLARE
+  v_heads bigint[];
+  v_locks bigint[];
+BEGIN
+  -- The chunk heads, and their groups' lock rows (point 2), in lock_id order.
+  WITH h AS (
+    SELECT a.id, a.lock_id FROM actions AS a
+    JOIN unnest(p_chunk_types, p_chunk_max) AS t(type, max) ON t.type = a.type AND t.max > 1
+    WHERE a.id = ANY(p_heads) AND a.lease_owner = p_worker AND a.lock_id IS NOT NULL AND NOT a.quarantined
+      AND NOT EXISTS (SELECT 1 FROM action_rate_limits AS r WHERE r.type = a.type AND r.per_second IS NOT NULL OFFSET 0)
+      AND NOT EXISTS (SELECT 1 FROM action_group_rate_limits AS g WHERE g.lock_id = a.lock_id OFFSET 0)
+  ),
+  locked AS MATERIALIZED (
+    SELECT g.lock_id FROM action_group_locks AS g
+    WHERE g.lock_id IN (SELECT h.lock_id FROM h)
+    ORDER BY g.lock_id
+    FOR UPDATE SKIP LOCKED
+  )
+  SELECT array_agg(h.id), array_agg(h.lock_id) INTO v_heads, v_locks
+  FROM h WHERE h.lock_id IN (SELECT l.lock_id FROM locked AS l);
+  IF v_heads IS NULL THEN
+    RETURN;
+  END IF;
+  -- A statement of its own, so READ COMMITTED sees every insert committed
+  -- before the locks were taken.
+  RETURN QUERY
+  WITH head AS (
+    SELECT a.id, a.lock_id, a.type, a.lease_expires_at, t.max, c.cap
+    FROM actions AS a
+    JOIN unnest(p_chunk_types, p_chunk_max) AS t(type, max) ON t.type = a.type
+    LEFT JOIN unnest(p_types, p_caps) AS c(type, cap) ON c.type = a.type
+    WHERE a.id = ANY(v_heads)
+  ),
+  -- The next max - 1 actions holding each group, in id order
+  -- (actions_group_holding_idx, as the promotion walks it).
+  candidate AS (
+    SELECT h.id AS head_id, h.type, h.lease_expires_at, h.cap, c.id, c.n
+    FROM head AS h
+    CROSS JOIN LATERAL unnest(ARRAY(
+      SELECT a.id FROM actions AS a
+      WHERE a.lock_id = h.lock_id AND a.holds_group AND a.lock_id IS NOT NULL AND a.id > h.id
+      ORDER BY a.lock_id, a.id LIMIT h.max - 1
+    )) WITH ORDINALITY AS c(id, n)
+  ),
+  -- Those that can run now, locked and re-checked on their newest version
+  -- (SKIP LOCKED: a row another transaction is changing ends the chunk there).
+  ready AS MATERIALIZED (
+    SELECT a.id FROM actions AS a
+    JOIN candidate AS c ON c.id = a.id
+    WHERE a.status = 'pending' AND a.type = c.type AND a.run_at <= now() AND NOT a.quarantined
+      AND a.cancel_requested_at IS NULL
+    FOR UPDATE OF a SKIP LOCKED
+  ),
+  -- The members: the candidates before each chunk's first one not ready.
+  member AS (
+    SELECT c.head_id, c.id, c.lease_expires_at, c.cap FROM candidate AS c
+    WHERE c.n < coalesce((SELECT min(x.n) FROM candidate AS x
+                          WHERE x.head_id = c.head_id AND x.id NOT IN (SELECT r.id FROM ready AS r)), 2147483647)
+  ),
+  marked AS (
+    SELECT m.id, m.head_id, m.lease_expires_at, m.cap, true AS is_member FROM member AS m
+    UNION ALL
+    SELECT DISTINCT m.head_id, m.head_id, NULL::timestamptz, NULL::int, false FROM member AS m
+  ),
+  leased AS (
+    UPDATE actions AS a
+    SET status             = CASE WHEN k.is_member THEN 'running' ELSE a.status END,
+        attempts           = CASE WHEN k.is_member THEN a.attempts + 1 ELSE a.attempts END,
+        max_attempts       = CASE WHEN k.is_member THEN least(a.max_attempts, coalesce(k.cap, a.max_attempts)) ELSE a.max_attempts END,
+        lease_owner        = CASE WHEN k.is_member THEN p_worker ELSE a.lease_owner END,
+        lease_expires_at   = CASE WHEN k.is_member THEN k.lease_expires_at ELSE a.lease_expires_at END,
+        attempt_started_at = CASE WHEN k.is_member THEN clock_timestamp() ELSE a.attempt_started_at END,
+        started_at         = coalesce(a.started_at, clock_timestamp()),
+        chunk_of           = k.head_id
+    FROM marked AS k
+    WHERE a.id = k.id
+    RETURNING k.is_member, a.id, a.lock_id, a.type, a.payload, a.attempts, a.charged_attempts, a.max_attempts,
+              a.on_failure, a.run_at, a.created_at, a.idempotency_key, a.quarantined, a.lease_expires_at
+  )
+  SELECT l.id, l.lock_id, l.type, l.payload, l.attempts, l.charged_attempts, l.max_attempts,
+         l.on_failure, l.run_at, l.created_at, l.idempotency_key, l.quarantined, l.lease_expires_at
+  FROM leased AS l WHERE l.is_member
+  ORDER BY l.id;
+END $function$
+;
+
 CREATE OR REPLACE FUNCTION public.aq_lease_selected(p_ids bigint[], p_worker text, p_lease_ms integer, p_types text[], p_caps integer[])
  RETURNS SETOF aq_leased_action
  LANGUAGE plpgsql
@@ -1328,7 +1491,8 @@ BEGIN
       lease_owner        = p_worker,
       lease_expires_at   = now() + p_lease_ms * interval '1 millisecond',
       attempt_started_at = clock_timestamp(),
-      started_at         = coalesce(a.started_at, clock_timestamp())
+      started_at         = coalesce(a.started_at, clock_timestamp()),
+      chunk_of           = NULL
   FROM unnest(p_types, p_caps) AS t(type, cap)
   WHERE a.id = ANY(p_ids)
     AND a.type = t.type

@@ -115,6 +115,14 @@ export class AttemptResponseDto implements Describes<AttemptResource, AttemptRes
 
   @ApiProperty({ example: null, nullable: true, type: String, description: "The thrown Error's stack (first 8 000 characters)" })
   errorStack: string | null;
+
+  @ApiProperty({
+    example: null,
+    nullable: true,
+    type: String,
+    description: 'The id of the first action of the ordered chunk this attempt ran in (a chunk handler), or null: run alone',
+  })
+  chunkOf: string | null;
 }
 
 /** What cancel and retry answer (ActionCommandResource): the action, bounded by MAX_RESPONSE_BYTES. */

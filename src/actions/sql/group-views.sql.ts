@@ -84,7 +84,7 @@ LIMIT $3::int`;
 
 /** The trace of several actions, by primary key. `$1::bigint[]` action ids. */
 export const TRACES_SQL = `
-SELECT action_id::text AS action_id, attempt, worker_id, started_at, finished_at, outcome, error
+SELECT action_id::text AS action_id, attempt, worker_id, started_at, finished_at, outcome, error, chunk_of::text AS chunk_of
 FROM action_attempts WHERE action_id = ANY($1::bigint[])
 ORDER BY action_id, attempt`;
 

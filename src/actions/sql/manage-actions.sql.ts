@@ -5,7 +5,7 @@ export const SELECT_ACTION_SQL = `SELECT ${ACTION_COLUMNS} FROM actions WHERE id
 
 /** The trace of one action, oldest first. `$1::bigint` id. */
 export const SELECT_TRACE_SQL = `
-SELECT attempt, worker_id, started_at, finished_at, outcome, error, error_stack
+SELECT attempt, worker_id, started_at, finished_at, outcome, error, error_stack, chunk_of::text AS chunk_of
 FROM action_attempts WHERE action_id = $1::bigint ORDER BY id`;
 
 /**

@@ -34,4 +34,5 @@ export const MIGRATIONS = [
   sqlFileMigration(1764460800039, 'GroupHeadRecords', '039-group-head-records'),
   sqlFileMigration(1764460800040, 'GenericIdleProbes', '040-generic-idle-probes'),
   sqlFileMigration(1764460800041, 'ClaimWithoutSort', '041-claim-without-sort'),
+  sqlFileMigration(1764460800042, 'OrderedChunks', '042-ordered-chunks'),
 ];

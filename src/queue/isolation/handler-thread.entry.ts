@@ -6,12 +6,13 @@ import { NestFactory } from '@nestjs/core';
 import { ACTION_HANDLER_METADATA } from '../../handlers/action-handler.constants';
 import type { QueuedAction } from '../../handlers/action-context.interface';
 import type { ActionHandlerHost } from '../../handlers/action-handler.host';
+import type { ChunkHandlerHost } from '../../handlers/chunk-handler.host';
 import type { ActionHandlerOptions } from '../../handlers/action-handler-options.interface';
 import { PermanentFailureError } from '../../handlers/permanent-failure.error';
 import { backOffRequested, throwBackOff } from '../../handlers/retry-after.error';
 import { jsonLengthExceeds, toResultJson } from '../handler-result';
 import { describeThrown, isPermanentFailure } from '../thrown-value';
-import { RETIRED_THREAD_EXIT_CODE, ThreadTask, ThreadTaskResult } from './thread-task';
+import { RETIRED_THREAD_EXIT_CODE, ThreadChunkOutcome, ThreadTask, ThreadTaskResult } from './thread-task';
 
 /** A result's JSON text may take at most this fraction of the thread's heap (it is written once, then copied out). */
 const RESULT_HEAP_SHARE = 4;
@@ -89,6 +90,9 @@ export default async function runAttemptInThread(task: ThreadTask): Promise<Thre
     const signal = new AbortController().signal;
     const logger = new Logger(`${label}, thread`);
     const action: QueuedAction = { ...task.action, payload: JSON.parse(task.payloadJson) as QueuedAction['payload'] };
+    const chunk = task.members
+      ? [action, ...task.members.map((m): QueuedAction => ({ ...m.action, payload: JSON.parse(m.payloadJson) as QueuedAction['payload'] }))]
+      : null;
     task.startedPort.postMessage('started');
     task.startedPort.close();
     const value = await new Promise<unknown>((resolve, reject) => {
@@ -96,10 +100,8 @@ export default async function runAttemptInThread(task: ThreadTask): Promise<Thre
       scope = own;
       attemptScope.run(own, () => {
         try {
-          Promise.resolve(handler.handle(action, { signal, attempt: task.action.attempt, workerId: task.workerId, logger, backOff: throwBackOff })).then(
-            resolve,
-            reject,
-          );
+          const ctx = { signal, attempt: task.action.attempt, workerId: task.workerId, logger, backOff: throwBackOff };
+          Promise.resolve(chunk ? (handler as ChunkHandlerHost).handleChunk(chunk, ctx) : handler.handle(action, ctx)).then(resolve, reject);
         } catch (error) {
           reject(error);
         }
@@ -108,6 +110,7 @@ export default async function runAttemptInThread(task: ThreadTask): Promise<Thre
     // Writing a result as large as the heap is one allocation too big for
     // resourceLimits to stop gracefully: V8 then ends the whole process.
     const limit = Math.floor(getHeapStatistics().heap_size_limit / RESULT_HEAP_SHARE);
+    if (chunk) return { ok: true, chunk: chunkAnswer(value, limit) };
     if (jsonLengthExceeds(value, limit)) {
       throw new PermanentFailureError(
         `handler result is over ${Math.round(limit / 1e6)} MB as JSON, more than 1/${RESULT_HEAP_SHARE} of this handler thread's heap: return less, or raise resourceLimits.maxOldGenerationSizeMb`,
@@ -123,6 +126,32 @@ export default async function runAttemptInThread(task: ThreadTask): Promise<Thre
     attemptsRunning--;
     retireIfIdle();
   }
+}
+
+/**
+ * A chunk's outcomes as they cross back to the service: results as JSON
+ * text, errors described (an outcome that is not one becomes an error).
+ * @throws TypeError when `value` is not an array (the chunk's first action then fails).
+ */
+function chunkAnswer(value: unknown, limit: number): ThreadChunkOutcome[] {
+  if (!Array.isArray(value))
+    throw new TypeError(`handleChunk must return an array of outcomes (one per action, in order), not ${value === null ? 'null' : typeof value}`);
+  return value.map((outcome: unknown): ThreadChunkOutcome => {
+    try {
+      const o = outcome as { ok?: unknown; result?: unknown; error?: unknown } | null;
+      if (typeof o !== 'object' || o === null || typeof o.ok !== 'boolean')
+        throw new TypeError('an outcome of handleChunk must be { ok: true, result } or { ok: false, error }');
+      if (!o.ok) throw o.error;
+      if (jsonLengthExceeds(o.result, limit))
+        throw new PermanentFailureError(
+          `handler result is over ${Math.round(limit / 1e6)} MB as JSON, more than 1/${RESULT_HEAP_SHARE} of this handler thread's heap`,
+        );
+      return { ok: true, resultJson: toResultJson(o.result) };
+    } catch (error) {
+      const { message, stack } = describeThrown(error);
+      return { ok: false, message, stack, permanent: isPermanentFailure(error), backOff: backOffRequested(error) };
+    }
+  });
 }
 
 function handlerFor(file: string, type: string): Promise<ActionHandlerHost> {

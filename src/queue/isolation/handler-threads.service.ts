@@ -10,7 +10,8 @@ import { QueueSettings } from '../../config/settings';
 import { SETTINGS } from '../../config/settings.token';
 import { shutdownStep, THREAD_STOP_TIMEOUT_MS } from '../../shutdown-steps';
 import { SerializedResult } from '../handler-result';
-import { RETIRED_THREAD_EXIT_CODE, ThreadTask, ThreadTaskResult } from './thread-task';
+import type { ChunkOutcome } from '../../handlers/chunk-handler.host';
+import { RETIRED_THREAD_EXIT_CODE, ThreadChunkOutcome, ThreadTask, ThreadTaskResult } from './thread-task';
 
 /**
  * Most threads of one handler type, whatever WORKER_CONCURRENCY (up to 1 000).
@@ -105,11 +106,45 @@ export class HandlerThreads implements OnApplicationShutdown {
     const payloadJson = stringifyJson(action.payload) ?? '{}';
     for (let handOver = 1; ; handOver++) {
       try {
-        return await this.runOnce(registered, action, payloadJson, workerId, signal, onStarted);
+        const answer = await this.runOnce(registered, action, payloadJson, workerId, signal, onStarted);
+        if (!('resultJson' in answer)) throw new ThreadTaskError('handler thread answered an action with a chunk', null, false);
+        return new SerializedResult(answer.resultJson);
       } catch (error) {
         // A thread that retired as the pool handed it this attempt never started
         // the handler (handler-thread.entry.ts exits only with no attempt started
         // since it went idle): hand the attempt to a fresh thread instead.
+        if (!(error instanceof ThreadRetiredError) || error.handlerStarted || handOver >= MAX_HAND_OVERS) throw error;
+      }
+    }
+  }
+
+  /**
+   * Runs one attempt of each action of an ordered chunk in one thread (the
+   * handler's handleChunk); see {@link run}.
+   * @returns one outcome per action handled: a result serialised in the
+   *   thread, or a ThreadTaskError describing the action's error.
+   * @throws as {@link run}, for the chunk as a whole.
+   */
+  async runChunk(
+    registered: RegisteredHandler,
+    actions: QueuedAction[],
+    workerId: string,
+    signal: AbortSignal,
+    onStarted: () => void = () => undefined,
+  ): Promise<ChunkOutcome[]> {
+    const [first, ...rest] = actions;
+    const members = rest.map(({ payload, ...action }) => ({ action, payloadJson: stringifyJson(payload) ?? '{}' }));
+    const payloadJson = stringifyJson(first.payload) ?? '{}';
+    for (let handOver = 1; ; handOver++) {
+      try {
+        const answer = await this.runOnce(registered, first, payloadJson, workerId, signal, onStarted, members);
+        if (!('chunk' in answer)) throw new ThreadTaskError('handler thread answered a chunk with a single result', null, false);
+        return answer.chunk.map((o) =>
+          o.ok
+            ? { ok: true, result: new SerializedResult(o.resultJson) }
+            : { ok: false, error: new ThreadTaskError(o.message, o.stack, o.permanent, o.backOff) },
+        );
+      } catch (error) {
         if (!(error instanceof ThreadRetiredError) || error.handlerStarted || handOver >= MAX_HAND_OVERS) throw error;
       }
     }
@@ -123,7 +158,8 @@ export class HandlerThreads implements OnApplicationShutdown {
     workerId: string,
     signal: AbortSignal,
     onStarted: () => void,
-  ): Promise<SerializedResult> {
+    members?: ThreadTask['members'],
+  ): Promise<{ resultJson: string } | { chunk: ThreadChunkOutcome[] }> {
     const { payload: _payload, ...rest } = action;
     let handlerStarted = false;
     const started = new MessageChannel();
@@ -131,7 +167,15 @@ export class HandlerThreads implements OnApplicationShutdown {
       handlerStarted = true;
       onStarted();
     });
-    const task: ThreadTask = { file: registered.file!, type: registered.options.type, action: rest, payloadJson, workerId, startedPort: started.port2 };
+    const task: ThreadTask = {
+      file: registered.file!,
+      type: registered.options.type,
+      action: rest,
+      payloadJson,
+      workerId,
+      startedPort: started.port2,
+      members,
+    };
     let answer: ThreadTaskResult;
     try {
       answer = await this.poolFor(registered).run(task, { signal, transferList: [started.port2] });
@@ -148,7 +192,7 @@ export class HandlerThreads implements OnApplicationShutdown {
       started.port1.close();
     }
     if (!answer.ok) throw new ThreadTaskError(answer.message, answer.stack, answer.permanent, answer.backOff);
-    return new SerializedResult(answer.resultJson);
+    return answer;
   }
 
   /** Terminates every handler thread, waiting at most THREAD_STOP_TIMEOUT_MS (a thread blocked in native code is left to the process's exit). */

@@ -29,8 +29,19 @@ export interface ThreadTask {
    * timeout counts from then.
    */
   startedPort: MessagePort;
+  /**
+   * An ordered chunk (ChunkHandlerHost.handleChunk): its actions after the
+   * first (which is {@link ThreadTask.action}), and their payloads as JSON text.
+   */
+  members?: { action: Omit<QueuedAction, 'payload'>; payloadJson: string }[];
 }
+
+/** How one action of a chunk ended in its thread: its result as JSON text, or its error described. */
+export type ThreadChunkOutcome =
+  { ok: true; resultJson: string } | { ok: false; message: string; stack: string | null; permanent: boolean; backOff: BackOffRequest | null };
 
 /** What a handler thread answers: the result as JSON text, or the error described. */
 export type ThreadTaskResult =
-  { ok: true; resultJson: string } | { ok: false; message: string; stack: string | null; permanent: boolean; backOff: BackOffRequest | null };
+  | { ok: true; resultJson: string }
+  | { ok: true; chunk: ThreadChunkOutcome[] }
+  | { ok: false; message: string; stack: string | null; permanent: boolean; backOff: BackOffRequest | null };

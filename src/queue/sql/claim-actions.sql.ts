@@ -5,12 +5,15 @@ import { leasedActionColumns } from './leased-action.sql';
  * where its reasoning is; first written in 006-worker-claim.up.sql). Parameters: `$1::text` worker id, `$2::text[]`
  * types this worker runs, `$3::int[]` their handlers' maxAttempts caps (null:
  * none), `$4::int` how many (free slots), `$5::int` lease (ms), `$6::boolean`
- * claim one suspect (quarantined) head instead. Returns LeasedActionRow rows.
+ * claim one suspect (quarantined) head instead, `$7::text[]` the types that
+ * run in chunks and `$8::int[]` their most actions per chunk: `aq_claim_chunks`
+ * (042-ordered-chunks.up.sql) adds each chunk head's members behind it.
+ * Returns LeasedActionRow rows.
  */
 export const CLAIM_ACTIONS_SQL = {
-  name: 'aq_claim_actions',
+  name: 'aq_claim_chunks',
   text: `SELECT ${leasedActionColumns('c')}
-FROM aq_claim_actions($1::text, $2::text[], $3::int[], $4::int, $5::int, $6::boolean) AS c`,
+FROM aq_claim_chunks($1::text, $2::text[], $3::int[], $4::int, $5::int, $6::boolean, $7::text[], $8::int[]) AS c`,
 };
 
 /**
