@@ -30,10 +30,12 @@ export function dropDatabase(name: string): Promise<void> {
 export interface Workload {
   count: number;
   lockExpr: string;
+  /** The action type (default instance.update; instance.sync is the demo's ordered chunk handler, chunks of 50). */
+  type?: string;
 }
 
 /** Enqueues a workload with one SQL `INSERT … SELECT` (ids in i order), demo payload `durationMs` 0. */
-export async function enqueueSql(c: Client, w: Workload, type = 'instance.update'): Promise<void> {
+export async function enqueueSql(c: Client, w: Workload, type = w.type ?? 'instance.update'): Promise<void> {
   await c.query(
     `INSERT INTO actions (lock_id, type, payload)
      SELECT ${w.lockExpr}, $1, '{"durationMs": 0}'::jsonb FROM generate_series(1, $2::int) AS i ORDER BY i`,

@@ -434,6 +434,58 @@ async function runCostOnly(): Promise<void> {
   process.exitCode = targets.every((t) => t.pass) && scenarios.every((r) => r.verdict?.ok) ? 0 : 1;
 }
 
+/** The single hot group in ordered chunks of 50 (the demo's instance.sync). */
+const CHUNKED_DEEP_NAME = 'single deep group, chunks of 50: 20 000 actions';
+
+/** The targets of a single hot group, with and without chunks, against pgbench's 1-client tps of the same run. */
+function addChunkTargets(deep: ScenarioResult, chunked: ScenarioResult, pgbenchOne: number): void {
+  addTarget(
+    'single deep group without chunks >= 0.3 x pgbench 1-client tps',
+    deep.actionsPerSecond,
+    `>= ${(0.3 * pgbenchOne).toFixed(0)}`,
+    deep.actionsPerSecond >= 0.3 * pgbenchOne,
+  );
+  addTarget(
+    'single deep group in chunks of 50 >= 5 x pgbench 1-client tps',
+    chunked.actionsPerSecond,
+    `>= ${(5 * pgbenchOne).toFixed(0)}`,
+    chunked.actionsPerSecond >= 5 * pgbenchOne,
+  );
+}
+
+/**
+ * `--only=chunks`: a single hot group one action at a time and in ordered
+ * chunks of 50, between two runs of pgbench with one client (its tps is the
+ * baseline), with the cost per action of each.
+ */
+async function runChunksOnly(): Promise<void> {
+  const pgbenchOne = async () => {
+    const name = dbName('pgbench_1');
+    const url = await createMigratedDatabase(name);
+    try {
+      execFileSync('pgbench', ['-i', '-s', '1', '-q', url], { stdio: 'ignore' });
+      return { tps: pgbenchTps(url, 1).tps, cost: await pgbenchSimpleUpdateCost(url, PGBENCH_SECONDS) };
+    } finally {
+      await dropDatabase(name);
+    }
+  };
+  const before = await pgbenchOne();
+  const deep = await processingScenario('single deep group: 5 000 actions', [{ count: 5_000, lockExpr: '0' }]);
+  const chunked = await processingScenario(CHUNKED_DEEP_NAME, [{ count: 20_000, lockExpr: '0', type: 'instance.sync' }]);
+  const after = await pgbenchOne();
+  const one = (before.tps + after.tps) / 2;
+  log(`service: ${process.env.BENCH_SERVICE_ENTRY || 'this build'}`);
+  log(`pgbench 1 client: ${before.tps.toFixed(0)} / ${after.tps.toFixed(0)} tps (before / after)`);
+  for (const r of [deep, chunked]) {
+    log(`${r.name}: ${r.actionsPerSecond.toFixed(0)} actions/s = ${(r.actionsPerSecond / one).toFixed(2)} x pgbench-1, trace ${r.verdict?.ok ? 'ok' : 'BAD'}`);
+  }
+  logCosts([deep, chunked], meanPgbenchCost(before.cost, after.cost));
+  addChunkTargets(deep, chunked, one);
+  for (const t of targets) log(`  ${t.pass ? 'PASS' : 'FAIL'}  ${t.name}: measured ${t.measured}, target ${t.target}`);
+  writeFileSync('bench-results.json', JSON.stringify({ mode: 'chunks', pgbenchOne: { before, after }, scenarios: [deep, chunked], targets }, null, 2));
+  process.exitCode = targets.every((t) => t.pass) && [deep, chunked].every((r) => r.verdict?.ok) ? 0 : 1;
+}
+
 /** `--only=herd`: one instance and then eight, a trickle of actions (bench/idle-herd.ts). */
 async function runHerdOnly(): Promise<void> {
   const one = await herdScenario(1, {});
@@ -489,8 +541,9 @@ async function main(): Promise<void> {
     return;
   }
   if (only === 'cost') return runCostOnly();
+  if (only === 'chunks') return runChunksOnly();
   if (only === 'herd') return runHerdOnly();
-  if (only !== undefined) throw new Error(`--only=${only}: the scenarios that run alone are admin-reads, cost and herd`);
+  if (only !== undefined) throw new Error(`--only=${only}: the scenarios that run alone are admin-reads, cost, chunks and herd`);
   // The baseline brackets the processing scenarios: on a shared machine the
   // speed drifts within a run, so the ratios use the mean of both readings and
   // the drift is printed next to them.
@@ -512,6 +565,7 @@ async function main(): Promise<void> {
     'lock_id <> 0',
   );
   const deep = await processingScenario('single deep group: 10 000 actions', [{ count: 10_000, lockExpr: '0' }]);
+  const chunked = await processingScenario(CHUNKED_DEEP_NAME, [{ count: 20_000, lockExpr: '0', type: 'instance.sync' }]);
 
   const after = await baseline();
   log(`Baseline after: 1 client ${after.one.toFixed(0)} tps, 16 clients ${after.sixteen.toFixed(0)} tps`);
@@ -524,9 +578,11 @@ async function main(): Promise<void> {
   const flowClaim = await flowControlClaimCosts(flowRounds);
 
   for (const r of [wide, ungrouped, many, othersAlone, withDeep, deep]) r.ratioToBaseline = r.actionsPerSecond / base.sixteen;
-  deep.ratioToBaseline = deep.actionsPerSecond / base.one;
-  deep.note = 'ratio to pgbench 1 client';
-  results.push(wide, ungrouped, many, othersAlone, withDeep, deep, latency, rest);
+  for (const r of [deep, chunked]) {
+    r.ratioToBaseline = r.actionsPerSecond / base.one;
+    r.note = 'ratio to pgbench 1 client';
+  }
+  results.push(wide, ungrouped, many, othersAlone, withDeep, deep, chunked, latency, rest);
 
   addTarget('wide >= pgbench 16-client tps', wide.actionsPerSecond, `>= ${base.sixteen.toFixed(0)}`, wide.actionsPerSecond >= base.sixteen);
   addTarget('ungrouped >= wide', ungrouped.actionsPerSecond, `>= ${wide.actionsPerSecond.toFixed(0)}`, ungrouped.actionsPerSecond >= wide.actionsPerSecond);
@@ -548,6 +604,7 @@ async function main(): Promise<void> {
     `>= ${(0.5 * base.one).toFixed(0)}`,
     deep.actionsPerSecond >= 0.5 * base.one,
   );
+  addChunkTargets(deep, chunked, base.one);
   addTarget('latency p50 <= 1.5 ms', latency.latencyMs!.p50, '<= 1.5', latency.latencyMs!.p50 <= 1.5);
   addTarget('latency p99 <= 5 ms', latency.latencyMs!.p99, '<= 5', latency.latencyMs!.p99 <= 5);
   addTarget('claim time at 1 000 000 pending <= 1.5 x at 10 000 (ms)', scale.large, `<= ${(1.5 * scale.small).toFixed(3)}`, scale.large <= 1.5 * scale.small);

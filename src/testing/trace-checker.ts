@@ -45,6 +45,8 @@ export interface TracedAttempt {
   /** `Infinity` for an attempt still running. */
   finishedUs: number;
   outcome: TraceOutcome;
+  /** The first action of the ordered chunk it ran in, or null (run alone). */
+  chunkOf: string | null;
 }
 
 /**
@@ -146,6 +148,19 @@ interface ActionRecord {
 }
 
 const US = (column: string) => `floor(extract(epoch FROM ${column}) * 1000000)::int8::text`;
+/** The chunk column, read through jsonb so the check also runs on a schema from before migration 042 (null there). */
+const CHUNK_OF = (table: string) => `to_jsonb(${table}) ->> 'chunk_of' AS chunk_of`;
+
+/**
+ * Whether attempt `t` ran in the same ordered chunk as one of `blocking`
+ * (an earlier action's attempts): its members are leased together and
+ * recorded together by one statement, in order (042-ordered-chunks.up.sql).
+ */
+function sameChunk(t: TracedAttempt, blocking: TracedAttempt[]): boolean {
+  return (
+    t.chunkOf !== null && blocking.some((b) => b.chunkOf === t.chunkOf && b.workerId === t.workerId && b.startedUs <= t.startedUs && t.startedUs < b.finishedUs)
+  );
+}
 
 /**
  * Reads `actions` and `action_attempts` and checks the queue's guarantees on
@@ -159,6 +174,10 @@ const US = (column: string) => `floor(extract(epoch FROM ${column}) * 1000000)::
  *   which outcomes count is set by `overlapOutcomes`;
  * - **lost (G1)**: every expected action is `done`;
  * - **exactly once**: every `done` action has exactly one `done` trace row.
+ *
+ * The actions of one ordered chunk are leased together and recorded by one
+ * statement: their attempts may overlap each other, and a member's attempt
+ * may start before the earlier members of its chunk released the group.
  *
  * Times are compared in exact microseconds from the database clock
  * (`clock_timestamp()` stamps), so the check is as strict as the trace.
@@ -188,8 +207,9 @@ export async function checkTrace(db: Queryable | string, options: TraceCheckOpti
     lease_owner: string | null;
     finished_us: string | null;
     attempt_started_us: string | null;
+    chunk_of: string | null;
   }>(`SELECT id::text, lock_id::text, type, status, on_failure, attempts, lease_owner,
-             ${US('finished_at')} AS finished_us, ${US('attempt_started_at')} AS attempt_started_us
+             ${US('finished_at')} AS finished_us, ${US('attempt_started_at')} AS attempt_started_us, ${CHUNK_OF('actions')}
       FROM actions ORDER BY actions.id`); // actions.id: the bigint, not the text output column
   const { rows: attemptRows } = await db.query<{
     action_id: string;
@@ -199,8 +219,9 @@ export async function checkTrace(db: Queryable | string, options: TraceCheckOpti
     started_us: string;
     finished_us: string;
     outcome: TraceOutcome;
+    chunk_of: string | null;
   }>(`SELECT action_id::text, lock_id::text, attempt, worker_id, ${US('started_at')} AS started_us,
-             ${US('finished_at')} AS finished_us, outcome
+             ${US('finished_at')} AS finished_us, outcome, ${CHUNK_OF('action_attempts')}
       FROM action_attempts ORDER BY action_attempts.id`);
 
   const attempts: TracedAttempt[] = attemptRows.map((r) => ({
@@ -211,6 +232,7 @@ export async function checkTrace(db: Queryable | string, options: TraceCheckOpti
     startedUs: Number(r.started_us),
     finishedUs: Number(r.finished_us),
     outcome: r.outcome,
+    chunkOf: r.chunk_of,
   }));
   for (const a of actionRows) {
     if (a.status === 'running' && a.attempt_started_us !== null) {
@@ -222,6 +244,7 @@ export async function checkTrace(db: Queryable | string, options: TraceCheckOpti
         startedUs: Number(a.attempt_started_us),
         finishedUs: Infinity,
         outcome: 'running',
+        chunkOf: a.chunk_of,
       });
     }
   }
@@ -259,6 +282,8 @@ export async function checkTrace(db: Queryable | string, options: TraceCheckOpti
     let unreleased: ActionRecord | null = null;
     for (const a of list) {
       for (const t of byAction.get(a.id) ?? []) {
+        const blocking = unreleased ?? latest;
+        if (blocking && sameChunk(t, byAction.get(blocking.id) ?? [])) continue;
         if (unreleased) {
           orderViolations.push({ lockId, attempt: t, blockingActionId: unreleased.id, blockingStatus: unreleased.status, blockingReleasedUs: null });
         } else if (latest && t.startedUs < (latest.releasedUs as number)) {
@@ -286,7 +311,9 @@ export async function checkTrace(db: Queryable | string, options: TraceCheckOpti
     let open: TracedAttempt | null = null;
     for (const t of list) {
       if (open && t.startedUs < open.finishedUs) {
-        const excused = open.outcome === 'lease_expired' && open.actionId === t.actionId && open.attempt < t.attempt;
+        const excused =
+          (open.outcome === 'lease_expired' && open.actionId === t.actionId && open.attempt < t.attempt) ||
+          (t.chunkOf !== null && open.chunkOf === t.chunkOf && open.workerId === t.workerId);
         if (!excused) overlaps.push({ lockId, first: open, second: t });
       }
       if (!open || t.finishedUs > open.finishedUs) open = t;

@@ -2,7 +2,7 @@ import { INestApplication, Module } from '@nestjs/common';
 import request from 'supertest';
 import { Client } from 'pg';
 import { ActionContext, ActionHandler, ActionHandlerHost, chunkDone, chunkFailed, ChunkHandlerHost, ChunkOutcome, QueuedAction } from '../../src/handlers';
-import { connect, insertAction, startTestApp, waitFor, withTestDatabase } from '../support';
+import { checkTrace, connect, formatTraceReport, insertAction, startTestApp, waitFor, withTestDatabase } from '../support';
 
 /** What the test handlers saw, in the order they ran: one entry per call. */
 const seen = {
@@ -135,6 +135,8 @@ describe('ordered chunk handlers', () => {
     // The second call starts at the failed action; every action ran once to done, in id order.
     expect(seen.calls[1].ids).toEqual(ids.slice(16));
     expect(seen.order).toEqual(ids);
+    const report = await checkTrace(c, { lockIds: ['702'], expectDone: ids });
+    expect(report.ok ? 'ok' : formatTraceReport(report)).toBe('ok');
     const results = await c.query(`SELECT result FROM actions WHERE lock_id = 702`);
     expect(results.rows.every((r: { result: unknown }) => r.result !== 'must not be recorded')).toBe(true);
   });
@@ -176,6 +178,8 @@ describe('ordered chunk handlers', () => {
     await start();
     await waitFor(allFinished(ids), 20_000);
     expect(seen.order).toEqual(ids);
+    const report = await checkTrace(c, { lockIds: ['704'], expectDone: ids });
+    expect(report.ok ? 'ok' : formatTraceReport(report)).toBe('ok');
     expect(seen.calls.map((call) => `${call.type}:${call.ids.length}`)).toEqual([
       'test.chunk:3',
       'test.single:1',
@@ -253,7 +257,13 @@ describe('ordered chunks in the database: the fence of the prefix', () => {
     await c.query(`SELECT * FROM aq_end_lost_attempts(ARRAY[$1::bigint], NULL, 'lease_expired', 'lease expired', 0, false)`, [ids[2]]);
     await c.query('COMMIT');
     const finished = await finishAllDone('w1', ids);
-    expect(finished.rows.filter((r: { kind: string }) => r.kind === 'finished').map((r: { id: string }) => r.id)).toEqual([ids[0], ids[1], ids[3], ids[4], ids[5]]);
+    expect(finished.rows.filter((r: { kind: string }) => r.kind === 'finished').map((r: { id: string }) => r.id)).toEqual([
+      ids[0],
+      ids[1],
+      ids[3],
+      ids[4],
+      ids[5],
+    ]);
     const after = await c.query(`SELECT a.id::text, a.status, a.is_head FROM actions AS a WHERE a.lock_id = 801 ORDER BY a.id`);
     expect(after.rows).toEqual([
       { id: ids[0], status: 'done', is_head: false },

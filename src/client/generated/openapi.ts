@@ -736,6 +736,11 @@ export interface components {
        * @example null
        */
       errorStack: string | null;
+      /**
+       * @description The id of the first action of the ordered chunk this attempt ran in (a chunk handler), or null: run alone
+       * @example null
+       */
+      chunkOf: string | null;
     };
     ActionWithTraceResponseDto: {
       /**

@@ -45,7 +45,11 @@ function segments(actions: TimelineActionResource[], now: number): Record<Kind, 
     for (const t of a.trace) {
       const kind = (KINDS as readonly string[]).includes(t.outcome) ? (t.outcome as Kind) : 'error';
       const span = formatSeconds((Date.parse(t.finishedAt) - Date.parse(t.startedAt)) / 1000);
-      out[kind].push({ x: [Date.parse(t.startedAt), Date.parse(t.finishedAt)], y, note: `attempt ${t.attempt}, ${span}${t.error ? `: ${t.error}` : ''}` });
+      out[kind].push({
+        x: [Date.parse(t.startedAt), Date.parse(t.finishedAt)],
+        y,
+        note: `attempt ${t.attempt}${t.chunkOf ? ` in the chunk from #${t.chunkOf}` : ''}, ${span}${t.error ? `: ${t.error}` : ''}`,
+      });
     }
     if (a.current) {
       out.running.push({ x: [Date.parse(a.current.startedAt), now], y, note: `attempt ${a.current.attempt} on ${a.current.workerId}` });

@@ -106,6 +106,7 @@ export function ActionPage({ id }: { id: string }) {
                     <th scope="col">attempt</th>
                     <th scope="col">outcome</th>
                     <th scope="col">worker</th>
+                    <th scope="col">chunk</th>
                     <th scope="col">started</th>
                     <th scope="col">took</th>
                     <th scope="col">error</th>
@@ -119,6 +120,9 @@ export function ActionPage({ id }: { id: string }) {
                         <StatusBadge value={t.outcome} />
                       </td>
                       <td class="nowrap">{t.workerId}</td>
+                      <td class="nowrap" data-testid="attempt-chunk" title={t.chunkOf ? 'ran in an ordered chunk that started at this action' : 'ran alone'}>
+                        {t.chunkOf ? <Link href={`/actions/${t.chunkOf}`}>from #{t.chunkOf}</Link> : ''}
+                      </td>
                       <td class="nowrap">{formatInstant(t.startedAt)}</td>
                       <td>{formatSpan(t.startedAt, t.finishedAt)}</td>
                       <td class="error-text">
