@@ -25,7 +25,10 @@ export type {
 export { ActionHandler } from './handlers/action-handler.decorator';
 export { ActionHandlerHost } from './handlers/action-handler.host';
 export type { ActionContext, QueuedAction } from './handlers/action-context.interface';
-export type { ActionHandlerOptions } from './handlers/action-handler-options.interface';
+export type { ActionHandlerOptions, ChunkOptions } from './handlers/action-handler-options.interface';
+export { MAX_CHUNK_SIZE } from './handlers/action-handler-options.interface';
+export { ChunkHandlerHost, chunkDone, chunkFailed } from './handlers/chunk-handler.host';
+export type { ChunkOutcome } from './handlers/chunk-handler.host';
 export type { RecurringActionOptions } from './handlers/recurring-action-options.interface';
 export { PermanentFailureError } from './handlers/permanent-failure.error';
 export { RetryAfterError, MAX_BACK_OFF_MS } from './handlers/retry-after.error';

@@ -87,6 +87,23 @@ describe('checkTrace: the oracle catches what it is trusted to catch', () => {
     ]);
   });
 
+  it('lets the actions of one ordered chunk overlap and start together, and still catches a chunk that ran past an unfinished action', async () => {
+    const inChunk = (run: { action: ActionRow; attempt: AttemptRow }, chunkOf: string, worker = 'w1') => {
+      (run.attempt as AttemptRow & { chunk_of: string }).chunk_of = chunkOf;
+      run.attempt.worker_id = worker;
+      return run;
+    };
+    // Actions 1-3 leased together at 100, recorded together at 300-302.
+    const chunk = [inChunk(doneAction('1', '7', 100, 300), '1'), inChunk(doneAction('2', '7', 101, 301), '1'), inChunk(doneAction('3', '7', 102, 302), '1')];
+    const [actions, attempts] = trace(...chunk);
+    expect((await checkTrace(fakeDb(actions, attempts))).ok).toBe(true);
+    // Another worker's chunk overlapping it is an overlap; a member not in the chunk of the action before it is an order violation.
+    const [a2, t2] = trace(inChunk(doneAction('1', '7', 100, 300), '1'), inChunk(doneAction('2', '7', 150, 350), '2', 'w2'));
+    const crossed = await checkTrace(fakeDb(a2, t2));
+    expect(crossed.overlaps).toHaveLength(1);
+    expect(crossed.orderViolations).toEqual([expect.objectContaining({ lockId: '7', blockingActionId: '1' })]);
+  });
+
   it('catches an overlap of two attempts of one group', async () => {
     // Action 2 also starts before action 1 released the group (an order violation too); the overlap is what this case checks.
     const [actions, attempts] = trace(doneAction('1', '7', 100, 300), doneAction('2', '7', 250, 400, 'w2'));

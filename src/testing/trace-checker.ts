@@ -232,7 +232,7 @@ export async function checkTrace(db: Queryable | string, options: TraceCheckOpti
     startedUs: Number(r.started_us),
     finishedUs: Number(r.finished_us),
     outcome: r.outcome,
-    chunkOf: r.chunk_of,
+    chunkOf: r.chunk_of ?? null,
   }));
   for (const a of actionRows) {
     if (a.status === 'running' && a.attempt_started_us !== null) {
@@ -244,7 +244,7 @@ export async function checkTrace(db: Queryable | string, options: TraceCheckOpti
         startedUs: Number(a.attempt_started_us),
         finishedUs: Infinity,
         outcome: 'running',
-        chunkOf: a.chunk_of,
+        chunkOf: a.chunk_of ?? null,
       });
     }
   }

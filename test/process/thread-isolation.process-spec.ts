@@ -31,6 +31,23 @@ describe('thread isolation', () => {
     expect(await row(id)).toMatchObject({ status: 'done', attempts: 1, result: { doubled: 42 } });
   });
 
+  it('runs an ordered chunk in one thread: per-action results and a permanent failure cross back, the actions after it wait', async () => {
+    const { rows } = await c.query<{ id: string }>(
+      `INSERT INTO actions (lock_id, type, payload, on_failure)
+       SELECT 30, 'test.thread-chunk', jsonb_build_object('n', i, 'fail', i = 5), 'skip' FROM generate_series(1, 7) AS i ORDER BY i RETURNING id::text`,
+    );
+    const ids = rows.map((r) => r.id);
+    await waitFor(async () => (await c.query(`SELECT 1 FROM actions WHERE lock_id = 30 AND status IN ('pending', 'running')`)).rowCount === 0, 15_000);
+    const { rows: final } = await c.query(`SELECT a.status, a.result, a.last_error FROM actions AS a WHERE a.lock_id = 30 ORDER BY a.id`);
+    expect(final.map((r) => r.status)).toEqual(['done', 'done', 'done', 'done', 'failed', 'done', 'done']);
+    expect(final[1].result).toMatchObject({ doubled: 4 });
+    expect(final[0].result.threadId).toBeGreaterThan(0); // ran in a worker thread
+    expect(final[4].last_error).toContain(`action ${ids[4]} asked to fail`);
+    // One chunk, one thread: every action's attempt names the chunk's first action (a failure under skip does not stop it).
+    const { rows: trace } = await c.query(`SELECT t.chunk_of::text FROM action_attempts AS t WHERE t.lock_id = 30 ORDER BY t.action_id`);
+    expect(trace.map((t) => t.chunk_of)).toEqual(ids.map(() => ids[0]));
+  });
+
   it('terminates a busy thread at its timeout while the actions beside it keep their leases', async () => {
     const neighbour = await insert(2, 'test.sleep', { ms: 4_000 });
     const busy = await insert(3, 'test.thread-busy', { ms: 20_000 });

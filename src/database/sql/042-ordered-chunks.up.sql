@@ -256,12 +256,15 @@ BEGIN
   SELECT coalesce(array_agg(r.id), '{}') INTO v_deferred
   FROM releasing AS r WHERE r.lock_id NOT IN (SELECT l.lock_id FROM locked AS l);
   -- A chunk is deferred whole (point 4); a deferred chunk holds one slot.
-  SELECT coalesce(array_agg(t.id) FILTER (WHERE t.id = ANY(v_deferred) OR t.chunk_of = ANY(d.chunks)), '{}'),
-         count(DISTINCT coalesce(t.chunk_of, t.id)) FILTER (WHERE t.id = ANY(v_deferred) OR t.chunk_of = ANY(d.chunks))
-  INTO v_deferred, v_units
-  FROM unnest(p_ids, p_chunk_of) AS t(id, chunk_of)
-  CROSS JOIN (SELECT coalesce(array_agg(DISTINCT c.chunk_of), '{}') AS chunks
-              FROM unnest(p_ids, p_chunk_of) AS c(id, chunk_of) WHERE c.id = ANY(v_deferred) AND c.chunk_of IS NOT NULL) AS d;
+  v_units := 0;
+  IF cardinality(v_deferred) > 0 THEN
+    SELECT coalesce(array_agg(t.id) FILTER (WHERE t.id = ANY(v_deferred) OR t.chunk_of = ANY(d.chunks)), '{}'),
+           count(DISTINCT coalesce(t.chunk_of, t.id)) FILTER (WHERE t.id = ANY(v_deferred) OR t.chunk_of = ANY(d.chunks))
+    INTO v_deferred, v_units
+    FROM unnest(p_ids, p_chunk_of) AS t(id, chunk_of)
+    CROSS JOIN (SELECT coalesce(array_agg(DISTINCT c.chunk_of), '{}') AS chunks
+                FROM unnest(p_ids, p_chunk_of) AS c(id, chunk_of) WHERE c.id = ANY(v_deferred) AND c.chunk_of IS NOT NULL) AS d;
+  END IF;
 
   PERFORM aq_act_for_worker(p_worker, CASE WHEN cardinality(p_types) > 0 THEN p_lease_ms ELSE 0 END, p_types, p_caps);
   WITH input AS (
@@ -330,7 +333,7 @@ BEGIN
     v_handed := cardinality(v_handoffs);
     RETURN QUERY SELECT 'claimed', h FROM unnest(v_handoffs) AS h;
     -- The members behind handed-off chunk heads (point 1; their groups are locked above).
-    IF EXISTS (SELECT 1 FROM unnest(v_handoffs) AS h WHERE h.type = ANY(p_chunk_types)) THEN
+    IF cardinality(p_chunk_types) > 0 AND EXISTS (SELECT 1 FROM unnest(v_handoffs) AS h WHERE h.type = ANY(p_chunk_types)) THEN
       RETURN QUERY SELECT 'claimed', m FROM aq_lease_chunk_members(
         ARRAY(SELECT h.id FROM unnest(v_handoffs) AS h WHERE h.type = ANY(p_chunk_types)),
         p_worker, p_types, p_caps, p_chunk_types, p_chunk_max) AS m;
