@@ -45,4 +45,8 @@ export class ActionAttempt {
   /** The stack of the thrown Error, bounded (see src/queue/thrown-value.ts). */
   @Column({ name: 'error_stack', type: 'text', nullable: true })
   errorStack: string | null;
+
+  /** The id of the first action of the ordered chunk this attempt ran in; null: run alone (042-ordered-chunks.up.sql). */
+  @Column({ name: 'chunk_of', type: 'bigint', nullable: true })
+  chunkOf: string | null;
 }

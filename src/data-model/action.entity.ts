@@ -116,4 +116,8 @@ export class Action {
   /** Losses with its instance in a row, not charged yet (charged if it is lost again as a suspect). */
   @Column({ name: 'uncharged_losses', type: 'integer', default: 0 })
   unchargedLosses: number;
+
+  /** While it runs in an ordered chunk: the id of the chunk's first action (042-ordered-chunks.up.sql). */
+  @Column({ name: 'chunk_of', type: 'bigint', nullable: true })
+  chunkOf: string | null;
 }

@@ -9,7 +9,7 @@ import { ATTEMPT_END_EFFECTS, AttemptToFinish } from './attempt-end';
 import { LeaseTiming } from './lease-timing';
 import { LEASE_TIMING } from './lease-timing.token';
 import { monotonicNow } from './monotonic-clock';
-import { FINISH_ATTEMPTS_SQL, FinishAttemptsRow } from './sql/finish-attempts.sql';
+import { FINISH_CHUNKS_SQL, FinishAttemptsRow } from './sql/finish-attempts.sql';
 import { groupIntoUnits, LeasedUnit } from './leased-units';
 import { WORKER_ID } from './worker-id.token';
 import { WorkerSlots } from './worker-slots';
@@ -213,7 +213,7 @@ export class AttemptFinisher {
         chunking.types,
         chunking.max,
       ];
-      ({ rows } = await this.pool.query<FinishAttemptsRow>(timedQuery(FINISH_ATTEMPTS_SQL, values, this.timing.statementTimeoutMs, this.naming)));
+      ({ rows } = await this.pool.query<FinishAttemptsRow>(timedQuery(FINISH_CHUNKS_SQL, values, this.timing.statementTimeoutMs, this.naming)));
     } catch (error) {
       this.slots.settle(grant, 0, null);
       throw error;

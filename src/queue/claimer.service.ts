@@ -8,7 +8,7 @@ import { ActionHandlersRegistry } from '../handlers/action-handlers.registry';
 import { LeaseTiming } from './lease-timing';
 import { LEASE_TIMING } from './lease-timing.token';
 import { monotonicNow } from './monotonic-clock';
-import { CLAIM_ACTIONS_SQL, NEXT_DUE_SQL } from './sql/claim-actions.sql';
+import { CLAIM_CHUNKS_SQL, NEXT_DUE_SQL } from './sql/claim-actions.sql';
 import { LeasedActionRow } from './sql/leased-action.sql';
 import { groupIntoUnits, LeasedUnit } from './leased-units';
 import { WORKER_ID } from './worker-id.token';
@@ -27,7 +27,7 @@ export interface Claimed {
 }
 
 /**
- * Runs the claim statements (CLAIM_ACTIONS_SQL; the reasoning is in
+ * Runs the claim statements (CLAIM_CHUNKS_SQL; the reasoning is in
  * src/database/sql/023-claim-frontier.up.sql, first 006) for the types this worker has
  * handlers for, each one short transaction with a client-side timeout.
  */
@@ -79,7 +79,7 @@ export class ClaimerService {
   private async run(limit: number, quarantined: boolean): Promise<Claimed> {
     const sentAt = monotonicNow();
     const chunking = this.registry.chunking();
-    const { rows } = await this.query<LeasedActionRow>(CLAIM_ACTIONS_SQL, [
+    const { rows } = await this.query<LeasedActionRow>(CLAIM_CHUNKS_SQL, [
       this.workerId,
       this.registry.types(),
       this.registry.caps(),

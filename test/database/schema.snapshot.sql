@@ -1098,7 +1098,7 @@ BEGIN
 END $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.aq_finish_attempts(p_worker text, p_ids bigint[], p_attempts integer[], p_next_status text[], p_results jsonb[], p_errors text[], p_stacks text[], p_delays_ms integer[], p_outcomes text[], p_charges integer[], p_types text[], p_caps integer[], p_lease_ms integer, p_claim_limit integer, p_chunk_of bigint[], p_chunk_types text[], p_chunk_max integer[])
+CREATE OR REPLACE FUNCTION public.aq_finish_attempts(p_worker text, p_ids bigint[], p_attempts integer[], p_next_status text[], p_results jsonb[], p_errors text[], p_stacks text[], p_delays_ms integer[], p_outcomes text[], p_charges integer[], p_types text[], p_caps integer[], p_lease_ms integer, p_claim_limit integer, p_chunk_of bigint[] DEFAULT '{}'::bigint[], p_chunk_types text[] DEFAULT '{}'::text[], p_chunk_max integer[] DEFAULT '{}'::integer[])
  RETURNS TABLE(kind text, leased aq_leased_action)
  LANGUAGE plpgsql
  SET plan_cache_mode TO 'force_generic_plan'

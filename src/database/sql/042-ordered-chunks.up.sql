@@ -36,8 +36,6 @@
 
 ALTER TABLE actions ADD COLUMN chunk_of bigint;
 ALTER TABLE action_attempts ADD COLUMN chunk_of bigint;
-COMMENT ON COLUMN actions.chunk_of IS 'While running in a chunk: the id of the chunk''s first action (042). Cleared by the next lease of the action alone.';
-COMMENT ON COLUMN action_attempts.chunk_of IS 'The id of the first action of the chunk this attempt ran in; null for an attempt of one action (042).';
 
 -- 031's lease of selected heads, clearing the chunk mark of an earlier attempt.
 CREATE OR REPLACE FUNCTION aq_lease_selected(p_ids bigint[], p_worker text, p_lease_ms int, p_types text[], p_caps int[])
@@ -191,9 +189,10 @@ END $$;
 DROP FUNCTION aq_finish_attempts(text, bigint[], integer[], text[], jsonb[], text[], text[], integer[], text[], integer[], text[], integer[], integer, integer);
 -- 039's finishing statement with point 4: p_chunk_of (one per entry, null
 -- for a single action) and the chunk types, whose hand-offs and claims take
--- their members.
+-- their members. Without them (a caller of 039's fourteen parameters) it is
+-- 039's statement.
 CREATE FUNCTION aq_finish_attempts(p_worker text, p_ids bigint[], p_attempts integer[], p_next_status text[], p_results jsonb[], p_errors text[], p_stacks text[], p_delays_ms integer[], p_outcomes text[], p_charges integer[], p_types text[], p_caps integer[], p_lease_ms integer, p_claim_limit integer,
-                                   p_chunk_of bigint[], p_chunk_types text[], p_chunk_max integer[])
+                                   p_chunk_of bigint[] DEFAULT '{}', p_chunk_types text[] DEFAULT '{}', p_chunk_max integer[] DEFAULT '{}')
  RETURNS TABLE(kind text, leased aq_leased_action)
  LANGUAGE plpgsql
  SET plan_cache_mode TO 'force_generic_plan'
