@@ -120,10 +120,10 @@ export class AttemptExecutor {
     const deadline = () => Math.min(...leases.map((lease) => lease.deadline));
     let result: FinishResult = { recorded: false, next: [], sentAt: monotonicNow() };
     if (items.length > 0) result = await this.finisher.finishUnit(items, freesSlot, deadline);
-    for (const lease of leases) {
+    leases.forEach((lease, i) => {
       this.leases.untrack(lease);
-      if (!run.ends[leases.indexOf(lease)]) this.leases.leaveToExpire(lease);
-    }
+      if (!run.ends[i]) this.leases.leaveToExpire(lease);
+    });
     if (run.settledAtEnd) this.slots.handlerSettled(head.id);
     if (items.length > 0 && !result.recorded) {
       this.metrics.fenced();

@@ -221,7 +221,8 @@ describe('ordered chunks in the database: the fence of the prefix', () => {
       [worker, type],
     );
 
-  const finishAllDone = (worker: string, ids: string[]) =>
+  /** Sends the chunk's ends: done for each unless `statuses` says otherwise (then outcome `error`, charged, for a pending one). */
+  const finishAllDone = (worker: string, ids: string[], statuses: string[] = ids.map(() => 'done')) =>
     c.query(
       `SELECT kind, (leased).id::text AS id FROM aq_finish_attempts($1, $2::bigint[], $3::int[], $4::text[], $5::jsonb[], $6::text[], $7::text[], $8::int[],
         $9::text[], $10::int[], '{}', '{}', 60000, 0, $11::bigint[], '{}', '{}')`,
@@ -229,13 +230,13 @@ describe('ordered chunks in the database: the fence of the prefix', () => {
         worker,
         ids,
         ids.map(() => 1),
-        ids.map(() => 'done'),
+        statuses,
         ids.map((id) => JSON.stringify({ id })),
         ids.map(() => null),
         ids.map(() => null),
         ids.map(() => 0),
-        ids.map(() => 'done'),
-        ids.map(() => 0),
+        statuses.map((status) => (status === 'done' ? 'done' : 'error')),
+        statuses.map((status) => (status === 'done' ? 0 : 1)),
         ids.map(() => ids[0]),
       ],
     );
@@ -276,6 +277,33 @@ describe('ordered chunks in the database: the fence of the prefix', () => {
     const trace = await c.query(`SELECT t.action_id::text, t.outcome, t.chunk_of::text FROM action_attempts AS t WHERE t.lock_id = 801 ORDER BY t.action_id`);
     expect(trace.rows.map((r: { outcome: string }) => r.outcome)).toEqual(['done', 'done', 'lease_expired', 'released', 'released', 'released']);
     expect(trace.rows.every((r: { chunk_of: string }) => r.chunk_of === ids[0])).toBe(true);
+  });
+
+  it('defers a whole chunk while a producer holds its group: nothing of it is recorded, and all of it is once the producer commits', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push(await insertAction(c, 803, 't.third'));
+    expect((await claim('w4', 't.third')).rows.map((r) => r.id)).toEqual(ids);
+    const producer = await connect(db.url);
+    try {
+      await producer.query('BEGIN');
+      await producer.query(`INSERT INTO actions (lock_id, type) VALUES (803, 't.third')`);
+      // The head is done, the second is to be retried (it holds the group, so it needs no group lock of its own).
+      const deferred = await finishAllDone('w4', ids, ['done', 'pending', 'pending']);
+      expect(deferred.rows.map((r: { kind: string }) => r.kind)).toEqual(['deferred', 'deferred', 'deferred']);
+      const held = await c.query(`SELECT a.status FROM actions AS a WHERE a.id = ANY($1::bigint[])`, [ids]);
+      expect(held.rows.every((r: { status: string }) => r.status === 'running')).toBe(true);
+      await producer.query('COMMIT');
+      const finished = await finishAllDone('w4', ids, ['done', 'pending', 'pending']);
+      expect(finished.rows.map((r: { kind: string }) => r.kind)).toEqual(['finished', 'finished', 'finished']);
+      const after = await c.query(`SELECT a.status, a.is_head FROM actions AS a WHERE a.id = ANY($1::bigint[]) ORDER BY a.id`, [ids]);
+      expect(after.rows).toEqual([
+        { status: 'done', is_head: false },
+        { status: 'pending', is_head: true },
+        { status: 'pending', is_head: false },
+      ]);
+    } finally {
+      await producer.end();
+    }
   });
 
   it('takes the head alone while a producer holds the group, and never a member past one another transaction is changing', async () => {
