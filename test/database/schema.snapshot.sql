@@ -1447,11 +1447,17 @@ BEGIN
       AND a.cancel_requested_at IS NULL
     FOR UPDATE OF a SKIP LOCKED
   ),
-  -- The members: the candidates before each chunk's first one not ready.
+  -- Each chunk's first candidate not ready, found once per chunk.
+  cut AS (
+    SELECT x.head_id, min(x.n) AS n FROM candidate AS x
+    WHERE NOT EXISTS (SELECT 1 FROM ready AS r WHERE r.id = x.id)
+    GROUP BY x.head_id
+  ),
+  -- The members: the candidates before it.
   member AS (
     SELECT c.head_id, c.id, c.lease_expires_at, c.cap FROM candidate AS c
-    WHERE c.n < coalesce((SELECT min(x.n) FROM candidate AS x
-                          WHERE x.head_id = c.head_id AND x.id NOT IN (SELECT r.id FROM ready AS r)), 2147483647)
+    LEFT JOIN cut AS k ON k.head_id = c.head_id
+    WHERE c.n < coalesce(k.n, 2147483647)
   ),
   marked AS (
     SELECT m.id, m.head_id, m.lease_expires_at, m.cap, true AS is_member FROM member AS m
