@@ -6,8 +6,9 @@ import { processCpuUs } from './cpu-per-action';
 
 /**
  * How far a hot group's statement is from the bare row work it has to do:
- * `node dist/bench/row-work-floor.js`. For a serial chain (chunks of 1) and
- * for ordered chunks of 50, on one connection and one group, it alternates
+ * `node dist/bench/row-work-floor.js [size ...]`. For a serial chain (chunks
+ * of 1) and ordered chunks of 50 (or the chunk sizes given), on one
+ * connection and one group, it alternates
  * rounds of
  *
  * - **product**: the worker's finishing statement (aq_finish_attempts with
@@ -169,7 +170,8 @@ export async function rowWorkFloor(size: number): Promise<{ size: number; produc
 async function main(): Promise<void> {
   process.stdout.write('backend CPU µs per action, one group, one connection (median of alternated rounds):\n');
   process.stdout.write(`${'chunk'.padEnd(8)} ${'product'.padStart(9)} ${'floor'.padStart(9)} ${'ratio'.padStart(7)}\n`);
-  for (const size of [1, 50]) {
+  const sizes = process.argv.slice(2).map(Number);
+  for (const size of sizes.length > 0 ? sizes : [1, 50]) {
     const r = await rowWorkFloor(size);
     process.stdout.write(
       `${String(r.size).padEnd(8)} ${r.productUs.toFixed(1).padStart(9)} ${r.floorUs.toFixed(1).padStart(9)} ${(r.productUs / r.floorUs).toFixed(2).padStart(7)}\n`,
