@@ -18,7 +18,7 @@ FROM node:20-slim AS runtime
 # Listening on every interface (HOST below): reachable from outside the container, so start-up needs API_KEY
 # (or TRUSTED_NETWORK=true when only trusted clients reach it; docker-compose.yml).
 ENV NODE_ENV=production \
-    NODE_OPTIONS=--max-semi-space-size=32 \
+    NODE_OPTIONS=--max-semi-space-size=16 \
     HOST=0.0.0.0 \
     PORT=3000
 WORKDIR /app

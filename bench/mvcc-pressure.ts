@@ -267,7 +267,7 @@ async function runPhase(phase: string, o: PressureOptions, log: (line: string) =
         DB_POOL_SIZE: '6',
         DATABASE_URL: url,
       },
-      nodeArgs: ['--max-semi-space-size=32'],
+      nodeArgs: ['--max-semi-space-size=16'],
       healthyWithinMs: 120_000,
     });
     return await withClient(url, async (c) => {

@@ -123,13 +123,13 @@ async function baseline(): Promise<{ one: number; sixteen: number; tool: string;
 
 /**
  * The service for one scenario, as its own process, with its memory sampled.
- * It runs with the same V8 flag as `npm start` (a larger young generation);
+ * It runs with the same V8 flag as `npm start` (semi-space 16 MB: bench/README.md, "Peak RSS");
  * BENCH_NODE_ARGS replaces it, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
  * BENCH_SERVICE_ENTRY runs another build (e.g. an older commit's
  * dist/src/main.js), to alternate old and new code in one session.
  */
 function startBenchService(databaseUrl: string, env: Record<string, string>, healthyWithinMs?: number): Promise<ServiceProcess> {
-  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '--max-semi-space-size=32').split(' ').filter(Boolean);
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '--max-semi-space-size=16').split(' ').filter(Boolean);
   return startServiceProcess({
     entry: process.env.BENCH_SERVICE_ENTRY || undefined,
     env: { LOG_LEVEL: 'warn', DEMO_HANDLERS: 'true', ...env, DATABASE_URL: databaseUrl },
