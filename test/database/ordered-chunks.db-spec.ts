@@ -193,11 +193,14 @@ describe('ordered chunk handlers', () => {
 
   it('a chunk ends before an action that is not due yet, and one a producer is enqueueing into the group waits for its commit', async () => {
     const ids = await enqueue(705, ['test.chunk', 'test.chunk']);
+    // Due only once the first chunk has run (a second's delay was over before a loaded machine's first claim).
     const later = await c.query<{ id: string }>(
-      `INSERT INTO actions (lock_id, type, run_at) VALUES (705, 'test.chunk', now() + interval '1 second') RETURNING id::text`,
+      `INSERT INTO actions (lock_id, type, run_at) VALUES (705, 'test.chunk', now() + interval '1 hour') RETURNING id::text`,
     );
     const after = await enqueue(705, ['test.chunk']);
     await start();
+    await waitFor(allFinished(ids), 20_000);
+    await c.query(`UPDATE actions SET run_at = now() WHERE id = $1`, [later.rows[0].id]);
     const all = [...ids, later.rows[0].id, ...after];
     await waitFor(allFinished(all), 20_000);
     expect(seen.order).toEqual(all);
