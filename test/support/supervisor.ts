@@ -12,20 +12,13 @@ export interface Supervisor {
   deaths: Map<number, number>;
   /** pid → exit code or signal. */
   exits: Map<number, number | string>;
-  /**
-   * The start-up errors of the processes that exited before they were seen
-   * healthy (each carries its process's output). They are in none of the
-   * fields above: a poison action can take a process down while its health
-   * check is still pending (on a loaded machine), and it is started again.
-   */
-  failedStarts: string[];
   /** Stops restarting and kills what still runs. */
   stop(): Promise<void>;
 }
 
 /** @param start starts the process of slot `i`. */
 export async function supervise(slots: number, start: (slot: number) => Promise<ServiceProcess>): Promise<Supervisor> {
-  const supervisor: Supervisor = { all: [], deaths: new Map(), exits: new Map(), failedStarts: [], stop: async () => undefined };
+  const supervisor: Supervisor = { all: [], deaths: new Map(), exits: new Map(), stop: async () => undefined };
   let stopping = false;
   const current: (ServiceProcess | null)[] = [];
   const restarts = new Set<Promise<void>>();
@@ -36,7 +29,6 @@ export async function supervise(slots: number, start: (slot: number) => Promise<
     } catch (error) {
       if (stopping) return;
       if (supervisor.all.length === 0) throw error; // the first start failed: nothing to supervise
-      supervisor.failedStarts.push((error as Error).message);
       return run(slot); // stopped while starting (a poison action): start again
     }
     supervisor.all.push(proc);
