@@ -6,7 +6,11 @@ import { checkTrace, Queryable, TraceOutcome } from './trace-checker';
  * here. Each case was seen to fail against a deliberately broken checker,
  * one break at a time: the order walk's violation dropped, the overlap
  * excuse inverted (`if (excused)`), the lost check never matching, and
- * "done twice" counted only from three done rows.
+ * "done twice" counted only from three done rows. The three chunk cases below
+ * fail against the chunk rules of migration 042's checker (any attempt of the
+ * earlier action in the chunk excused a member; the first action and the
+ * worker made a chunk, whatever its lease), the first one also with only
+ * the check of what the member released dropped.
  */
 
 interface ActionRow {
@@ -102,6 +106,77 @@ describe('checkTrace: the oracle catches what it is trusted to catch', () => {
     const crossed = await checkTrace(fakeDb(a2, t2));
     expect(crossed.overlaps).toHaveLength(1);
     expect(crossed.orderViolations).toEqual([expect.objectContaining({ lockId: '7', blockingActionId: '1' })]);
+  });
+
+  /** An attempt row of an ordered chunk whose first action is `chunkOf`. */
+  const chunkAttempt = (
+    id: string,
+    attempt: number,
+    chunkOf: string | null,
+    worker: string,
+    from: number,
+    to: number,
+    outcome: TraceOutcome,
+  ): AttemptRow & { chunk_of: string | null } => ({
+    action_id: id,
+    lock_id: '7',
+    attempt,
+    worker_id: worker,
+    started_us: String(from),
+    finished_us: String(to),
+    outcome,
+    chunk_of: chunkOf,
+  });
+
+  it('catches a member of a chunk recorded done ahead of an earlier member that its chunk lost and that ran again after it', async () => {
+    // Missed while a member's attempt was excused by any attempt of the earlier action in its chunk (the check of
+    // what it released, dropped, passes this trace).
+    const head = doneAction('1', '7', 600, 700, 'w2');
+    head.action.attempts = 2;
+    const member = doneAction('2', '7', 101, 300);
+    const attempts = [
+      chunkAttempt('1', 1, '1', 'w1', 100, 500, 'lease_expired'),
+      chunkAttempt('1', 2, null, 'w2', 600, 700, 'done'),
+      chunkAttempt('2', 1, '1', 'w1', 101, 300, 'done'),
+    ];
+    const report = await checkTrace(fakeDb([head.action, member.action], attempts));
+    expect(report.overlaps).toEqual([]);
+    expect(report.orderViolations).toEqual([expect.objectContaining({ lockId: '7', blockingActionId: '1', blockingReleasedUs: 700 })]);
+    expect(report.orderViolations[0].attempt).toMatchObject({ actionId: '2', attempt: 1, outcome: 'done' });
+    // Recorded in the same chunk as a done first action, it is in order.
+    const [actions] = trace(doneAction('1', '7', 100, 300), doneAction('2', '7', 101, 301));
+    const ok = await checkTrace(fakeDb(actions, [chunkAttempt('1', 1, '1', 'w1', 100, 300, 'done'), chunkAttempt('2', 1, '1', 'w1', 101, 301, 'done')]));
+    expect(ok.ok).toBe(true);
+  });
+
+  it('tells two chunks the same worker took from one first action apart: a member still held from the first overlaps the second', async () => {
+    // Missed while attempts with the same first action and worker counted as one chunk whatever their leases.
+    const head = doneAction('1', '7', 300, 400);
+    head.action.attempts = 2;
+    const member = doneAction('2', '7', 500, 600);
+    member.action.attempts = 2;
+    const attempts = [
+      chunkAttempt('1', 1, '1', 'w1', 100, 200, 'released'), // its lease given up alone
+      chunkAttempt('2', 1, '1', 'w1', 101, 350, 'lease_expired'), // still leased until the reaper took it
+      chunkAttempt('1', 2, '1', 'w1', 300, 400, 'done'), // the head again, in a new chunk of its own
+      chunkAttempt('2', 2, null, 'w1', 500, 600, 'done'),
+    ];
+    const report = await checkTrace(fakeDb([head.action, member.action], attempts));
+    expect(report.overlaps.map((o) => `${o.first.actionId}#${o.first.attempt}/${o.second.actionId}#${o.second.attempt}`)).toEqual(['2#1/1#2']);
+    expect(report.orderViolations).toEqual([]);
+  });
+
+  it('takes the actions of one chunk as one lease whatever the order of their start stamps', async () => {
+    // A false order violation while a member had to start after the earlier members it was checked against.
+    const [actions] = trace(doneAction('1', '7', 100, 300), doneAction('2', '7', 102, 301), doneAction('3', '7', 101, 302));
+    const attempts = [
+      chunkAttempt('1', 1, '1', 'w1', 100, 300, 'done'),
+      chunkAttempt('2', 1, '1', 'w1', 102, 301, 'done'),
+      chunkAttempt('3', 1, '1', 'w1', 101, 302, 'done'),
+    ];
+    const report = await checkTrace(fakeDb(actions, attempts));
+    expect(report.orderViolations).toEqual([]);
+    expect(report.ok).toBe(true);
   });
 
   it('catches an overlap of two attempts of one group', async () => {

@@ -152,14 +152,26 @@ const US = (column: string) => `floor(extract(epoch FROM ${column}) * 1000000)::
 const CHUNK_OF = (table: string) => `to_jsonb(${table}) ->> 'chunk_of' AS chunk_of`;
 
 /**
- * Whether attempt `t` ran in the same ordered chunk as one of `blocking`
- * (an earlier action's attempts): its members are leased together and
- * recorded together by one statement, in order (042-ordered-chunks.up.sql).
+ * Which lease of an ordered chunk each attempt ran under: the attempt of the
+ * chunk's first action (`chunkOf`) by the same worker that started last at or
+ * before it. The first action is leased first and its members by the same
+ * statement after it (042-ordered-chunks.up.sql), so two attempts ran in one
+ * chunk when they have the same lease; a later chunk the same worker takes
+ * from the same first action is another lease. Null for an attempt run alone
+ * (or whose first action's attempt is not in the trace).
  */
-function sameChunk(t: TracedAttempt, blocking: TracedAttempt[]): boolean {
-  return (
-    t.chunkOf !== null && blocking.some((b) => b.chunkOf === t.chunkOf && b.workerId === t.workerId && b.startedUs <= t.startedUs && t.startedUs < b.finishedUs)
-  );
+function chunkLeases(attempts: TracedAttempt[], byAction: Map<string, TracedAttempt[]>): Map<TracedAttempt, TracedAttempt | null> {
+  const leases = new Map<TracedAttempt, TracedAttempt | null>();
+  for (const t of attempts) {
+    let lease: TracedAttempt | null = null;
+    if (t.chunkOf !== null) {
+      for (const h of byAction.get(t.chunkOf) ?? []) {
+        if (h.chunkOf === t.chunkOf && h.workerId === t.workerId && h.startedUs <= t.startedUs && (!lease || h.startedUs > lease.startedUs)) lease = h;
+      }
+    }
+    leases.set(t, lease);
+  }
+  return leases;
 }
 
 /**
@@ -177,7 +189,11 @@ function sameChunk(t: TracedAttempt, blocking: TracedAttempt[]): boolean {
  *
  * The actions of one ordered chunk are leased together and recorded by one
  * statement: their attempts may overlap each other, and a member's attempt
- * may start before the earlier members of its chunk released the group.
+ * may start before the earlier members of its chunk released the group. But
+ * a member's attempt that released the group (the action's last, done,
+ * cancelled or failed under `skip`) must not have been recorded ahead of an
+ * earlier member: the earlier one released the group in that same chunk
+ * too, else it is an order violation (the fence of the prefix).
  *
  * Times are compared in exact microseconds from the database clock
  * (`clock_timestamp()` stamps), so the check is as strict as the trace.
@@ -274,6 +290,25 @@ export async function checkTrace(db: Queryable | string, options: TraceCheckOpti
     groups.set(a.lockId, list);
   }
 
+  // The chunks: which attempts ran under one lease.
+  const leases = chunkLeases(attempts, byAction);
+  const sameChunk = (x: TracedAttempt, y: TracedAttempt): boolean => {
+    const lease = leases.get(x) ?? null;
+    return lease !== null && lease === leases.get(y);
+  };
+  /** Whether `t` is the attempt with which its action released the group: its last, of an action that did. */
+  const released = (t: TracedAttempt, action: ActionRecord): boolean =>
+    action.releasedUs !== null && (byAction.get(action.id) ?? []).every((x) => x.attempt <= t.attempt);
+  /**
+   * Whether attempt `t` of action `a` may start before `blocking` (an earlier
+   * action of its group) released it: they ran in one chunk, and if `t`
+   * released the group, `blocking` released it in that chunk as well.
+   */
+  const chunkExcuses = (t: TracedAttempt, a: ActionRecord, blocking: ActionRecord): boolean => {
+    const mates = (byAction.get(blocking.id) ?? []).filter((b) => sameChunk(t, b));
+    if (mates.length === 0) return false;
+    return !released(t, a) || mates.some((b) => released(b, blocking));
+  };
   // Order: walk each group in id order, keeping the latest release time of
   // the smaller ids and the first smaller id that never released the group.
   const orderViolations: OrderViolation[] = [];
@@ -283,7 +318,7 @@ export async function checkTrace(db: Queryable | string, options: TraceCheckOpti
     for (const a of list) {
       for (const t of byAction.get(a.id) ?? []) {
         const blocking = unreleased ?? latest;
-        if (blocking && sameChunk(t, byAction.get(blocking.id) ?? [])) continue;
+        if (blocking && chunkExcuses(t, a, blocking)) continue;
         if (unreleased) {
           orderViolations.push({ lockId, attempt: t, blockingActionId: unreleased.id, blockingStatus: unreleased.status, blockingReleasedUs: null });
         } else if (latest && t.startedUs < (latest.releasedUs as number)) {
@@ -311,9 +346,7 @@ export async function checkTrace(db: Queryable | string, options: TraceCheckOpti
     let open: TracedAttempt | null = null;
     for (const t of list) {
       if (open && t.startedUs < open.finishedUs) {
-        const excused =
-          (open.outcome === 'lease_expired' && open.actionId === t.actionId && open.attempt < t.attempt) ||
-          (t.chunkOf !== null && open.chunkOf === t.chunkOf && open.workerId === t.workerId);
+        const excused = (open.outcome === 'lease_expired' && open.actionId === t.actionId && open.attempt < t.attempt) || sameChunk(open, t);
         if (!excused) overlaps.push({ lockId, first: open, second: t });
       }
       if (!open || t.finishedUs > open.finishedUs) open = t;

@@ -3,6 +3,7 @@ import request from 'supertest';
 import { Client } from 'pg';
 import { ActionContext, ActionHandler, ActionHandlerHost, chunkDone, chunkFailed, ChunkHandlerHost, ChunkOutcome, QueuedAction } from '../../src/handlers';
 import { checkTrace, connect, formatTraceReport, insertAction, startTestApp, waitFor, withTestDatabase } from '../support';
+import { EXTEND_LEASES_SQL } from '../../src/queue/sql/extend-leases.sql';
 
 /** What the test handlers saw, in the order they ran: one entry per call. */
 const seen = {
@@ -192,11 +193,14 @@ describe('ordered chunk handlers', () => {
 
   it('a chunk ends before an action that is not due yet, and one a producer is enqueueing into the group waits for its commit', async () => {
     const ids = await enqueue(705, ['test.chunk', 'test.chunk']);
+    // Due only once the first chunk has run (a second's delay was over before a loaded machine's first claim).
     const later = await c.query<{ id: string }>(
-      `INSERT INTO actions (lock_id, type, run_at) VALUES (705, 'test.chunk', now() + interval '1 second') RETURNING id::text`,
+      `INSERT INTO actions (lock_id, type, run_at) VALUES (705, 'test.chunk', now() + interval '1 hour') RETURNING id::text`,
     );
     const after = await enqueue(705, ['test.chunk']);
     await start();
+    await waitFor(allFinished(ids), 20_000);
+    await c.query(`UPDATE actions SET run_at = now() WHERE id = $1`, [later.rows[0].id]);
     const all = [...ids, later.rows[0].id, ...after];
     await waitFor(allFinished(all), 20_000);
     expect(seen.order).toEqual(all);
@@ -351,5 +355,105 @@ describe('ordered chunks in the database: the fence of the prefix', () => {
       await producer.end();
       await other.end();
     }
+  });
+
+  /** Leases the group's chunk to `worker` for `leaseMs`, and waits until that lease has expired. */
+  const claimExpired = async (worker: string, type: string, leaseMs = 1): Promise<string[]> => {
+    const { rows } = await c.query<{ id: string }>(
+      `SELECT c.id::text FROM aq_claim_chunks($1, ARRAY[$2], ARRAY[NULL::int], 10, $3, false, ARRAY[$2], ARRAY[10]) AS c ORDER BY c.id`,
+      [worker, type, leaseMs],
+    );
+    await waitFor(async () => (await c.query(`SELECT 1 FROM actions WHERE id = $1 AND lease_expires_at < now()`, [rows[0].id])).rowCount === 1, 5_000, 5);
+    return rows.map((r) => r.id);
+  };
+  const reap = async (): Promise<string[]> =>
+    (await c.query<{ action_id: string }>(`SELECT action_id::text FROM aq_reap_expired_leases(500) ORDER BY action_id`)).rows.map((r) => r.action_id);
+  const states = async (ids: string[]) =>
+    (
+      await c.query<{ status: string; owner: string | null }>(`SELECT status, lease_owner AS owner FROM actions WHERE id = ANY($1::bigint[]) ORDER BY id`, [
+        ids,
+      ])
+    ).rows.map((r) => `${r.status}${r.owner ? `:${r.owner}` : ''}`);
+
+  // Without the rule of 043, the first round took the head and the
+  // last member, leaving the second running: the head was claimable (w2 took
+  // it alone) while w1 still held an action behind it, and the trace showed
+  // that member's lost attempt overlapping the head's next one.
+  it('the reaper never returns an earlier action of an expired chunk while a later one stays held (one it could not lock now)', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push(await insertAction(c, 804, 't.reap'));
+    expect(await claimExpired('w1', 't.reap')).toEqual(ids);
+    // Another transaction has the second member locked (a second reaper, a heartbeat, a cancel).
+    const other = await connect(db.url);
+    try {
+      await other.query('BEGIN');
+      await other.query(`SELECT 1 FROM actions WHERE id = $1 FOR UPDATE`, [ids[1]]);
+      expect(await reap()).toEqual([ids[2]]);
+      expect(await states(ids)).toEqual(['running:w1', 'running:w1', 'pending']);
+      expect((await claim('w2', 't.reap')).rows).toEqual([]);
+      await other.query('ROLLBACK');
+    } finally {
+      await other.end();
+    }
+    expect(await reap()).toEqual([ids[0], ids[1]]);
+    expect(await states(ids)).toEqual(['pending', 'pending', 'pending']);
+    expect((await claim('w2', 't.reap')).rows.map((r) => r.id)).toEqual(ids);
+    const trace = await c.query(`SELECT outcome FROM action_attempts WHERE lock_id = 804 ORDER BY action_id`);
+    expect(trace.rows.map((r: { outcome: string }) => r.outcome)).toEqual(['lease_expired', 'lease_expired', 'lease_expired']);
+  });
+
+  // Without the rule of 043, the head was reaped alone (its members' leases were
+  // extended) and claimable while w1 held both members behind it.
+  it('the reaper leaves an expired head whose members a heartbeat extended until they expire too', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push(await insertAction(c, 805, 't.split'));
+    expect(await claimExpired('w1', 't.split')).toEqual(ids);
+    // A heartbeat that found the head's row locked (SKIP LOCKED) extended only the members.
+    const locker = await connect(db.url);
+    try {
+      await locker.query('BEGIN');
+      await locker.query(`SELECT 1 FROM actions WHERE id = $1 FOR UPDATE`, [ids[0]]);
+      const beat = await c.query<{ id: string; extended: boolean }>({ ...EXTEND_LEASES_SQL, values: ['w1', ids, [1, 1, 1], 1_500] });
+      expect(Object.fromEntries(beat.rows.map((r) => [r.id, r.extended]))).toEqual({ [ids[0]]: false, [ids[1]]: true, [ids[2]]: true });
+      await locker.query('ROLLBACK');
+    } finally {
+      await locker.end();
+    }
+    expect(await reap()).toEqual([]);
+    expect(await states(ids)).toEqual(['running:w1', 'running:w1', 'running:w1']);
+    expect((await claim('w2', 't.split')).rows).toEqual([]);
+    // Once the members' leases have expired as well, the chunk goes back whole.
+    await waitFor(async () => (await c.query(`SELECT 1 FROM actions WHERE id = $1 AND lease_expires_at < now()`, [ids[2]])).rowCount === 1, 5_000, 20);
+    expect(await reap()).toEqual(ids);
+    expect(await states(ids)).toEqual(['pending', 'pending', 'pending']);
+  });
+
+  // Without the rule of 043, the head (granted before the cutoff) was
+  // released alone and claimable while w1 held its members: on a loaded
+  // machine the members' leases are stamped up to a second after the head's.
+  it('releases the unknown leases of a chunk from its end: never the head while a member granted after the cutoff stays leased', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push(await insertAction(c, 806, 't.unknown'));
+    expect((await claim('w1', 't.unknown')).rows.map((r) => r.id)).toEqual(ids);
+    const stamps = await c.query<{ cutoff: string; head_before: boolean }>(
+      `SELECT min(a.attempt_started_at) FILTER (WHERE a.id <> $1)::text AS cutoff,
+              max(a.attempt_started_at) FILTER (WHERE a.id = $1) < min(a.attempt_started_at) FILTER (WHERE a.id <> $1) AS head_before
+       FROM actions AS a WHERE a.id = ANY($2::bigint[])`,
+      [ids[0], ids],
+    );
+    expect(stamps.rows[0].head_before).toBe(true);
+    const release = async (grantedBefore: string): Promise<string[]> =>
+      (
+        await c.query<{ action_id: string }>(`SELECT action_id::text FROM aq_release_unknown_leases('w1', '{}', $1::timestamptz) ORDER BY action_id`, [
+          grantedBefore,
+        ])
+      ).rows.map((r) => r.action_id);
+    // w1 never got the claim's answer; the cutoff falls between the head's grant and its members'.
+    expect(await release(stamps.rows[0].cutoff)).toEqual([]);
+    expect(await states(ids)).toEqual(['running:w1', 'running:w1', 'running:w1']);
+    expect((await claim('w2', 't.unknown')).rows).toEqual([]);
+    // At the next round the whole chunk is past the cutoff: released together.
+    expect(await release('infinity')).toEqual(ids);
+    expect(await states(ids)).toEqual(['pending', 'pending', 'pending']);
   });
 });

@@ -1527,6 +1527,35 @@ CREATE OR REPLACE FUNCTION public.aq_loss_charge(p_quarantined boolean, p_unchar
 AS $function$ SELECT CASE WHEN p_quarantined THEN 1 + p_uncharged_losses ELSE 0 END $function$
 ;
 
+CREATE OR REPLACE FUNCTION public.aq_losses_in_chunk_order(p_ids bigint[])
+ RETURNS bigint[]
+ LANGUAGE plpgsql
+ SET search_path TO 'public'
+AS $function$
+DECLARE
+  v_chunks bigint[];
+BEGIN
+  v_chunks := ARRAY(SELECT DISTINCT a.chunk_of FROM actions AS a WHERE a.id = ANY(p_ids) AND a.chunk_of IS NOT NULL);
+  IF cardinality(v_chunks) = 0 THEN
+    RETURN p_ids;
+  END IF;
+  -- The running rows of those chunks (actions_running_idx: running rows are
+  -- few), each with whether it and every running row of its chunk after it
+  -- were taken. A statement of its own: rows other transactions held are
+  -- read as they committed since.
+  RETURN ARRAY(
+    SELECT a.id FROM actions AS a WHERE a.id = ANY(p_ids) AND a.chunk_of IS NULL
+    UNION ALL
+    SELECT t.id FROM (
+      SELECT m.id, m.id = ANY(p_ids) AS taken,
+             bool_and(m.id = ANY(p_ids)) OVER (PARTITION BY m.chunk_of, m.lease_owner ORDER BY m.id DESC) AS tail_taken
+      FROM actions AS m
+      WHERE m.status = 'running' AND m.chunk_of = ANY(v_chunks)
+    ) AS t
+    WHERE t.taken AND t.tail_taken);
+END $function$
+;
+
 CREATE OR REPLACE FUNCTION public.aq_next_due(p_types text[])
  RETURNS TABLE(wait_ms double precision, suspect_wait_ms double precision)
  LANGUAGE plpgsql
@@ -1741,13 +1770,13 @@ CREATE OR REPLACE FUNCTION public.aq_reap_expired_leases(p_limit integer)
  LANGUAGE sql
  SET search_path TO 'public'
 AS $function$
-  SELECT r.* FROM aq_end_lost_attempts(ARRAY(
+  SELECT r.* FROM aq_end_lost_attempts(aq_losses_in_chunk_order(ARRAY(
     SELECT a.id FROM actions AS a
     WHERE a.status = 'running' AND a.lease_expires_at < now()
     ORDER BY a.lease_expires_at
     LIMIT p_limit
     FOR UPDATE SKIP LOCKED
-  ), NULL, 'lease_expired', 'lease expired', 0, true) AS r
+  )), NULL, 'lease_expired', 'lease expired', 0, true) AS r
 $function$
 ;
 
@@ -1784,12 +1813,12 @@ CREATE OR REPLACE FUNCTION public.aq_release_unknown_leases(p_worker text, p_hel
 AS $function$
 BEGIN
   PERFORM aq_act_for_worker(p_worker, 0, '{}', '{}');
-  RETURN QUERY SELECT * FROM aq_end_lost_attempts(ARRAY(
+  RETURN QUERY SELECT * FROM aq_end_lost_attempts(aq_losses_in_chunk_order(ARRAY(
     SELECT a.id FROM actions AS a
     WHERE a.status = 'running' AND a.lease_owner = p_worker AND a.id <> ALL(p_held)
       AND a.attempt_started_at < p_granted_before AND a.lease_expires_at >= now()
     FOR UPDATE SKIP LOCKED
-  ), 0, 'released', 'lease granted by a statement whose answer never arrived', 0, false);
+  )), 0, 'released', 'lease granted by a statement whose answer never arrived', 0, false);
 END $function$
 ;
 

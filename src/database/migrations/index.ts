@@ -35,6 +35,7 @@ export const MIGRATIONS = [
   sqlFileMigration(1764460800040, 'GenericIdleProbes', '040-generic-idle-probes'),
   sqlFileMigration(1764460800041, 'ClaimWithoutSort', '041-claim-without-sort'),
   sqlFileMigration(1764460800042, 'OrderedChunks', '042-ordered-chunks'),
+  sqlFileMigration(1764460800043, 'ChunkLossesInOrder', '043-chunk-losses-in-order'),
   sqlFileMigration(1764460800045, 'ChunkMembersLinear', '045-chunk-members-linear'),
   sqlFileMigration(1764460800046, 'FinishWithoutGuard', '046-finish-without-guard'),
 ];
