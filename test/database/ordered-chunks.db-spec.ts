@@ -311,27 +311,27 @@ describe('ordered chunks in the database: the fence of the prefix', () => {
   });
 
   it('ends each of two chunks of up to 1 000 claimed together at its own first action that cannot run now (one far in, one never)', async () => {
-    // Group 804: 1 000 actions, the 700th scheduled for later. Group 805: 300 actions, all due.
+    // Group 811: 1 000 actions, the 700th scheduled for later. Group 812: 300 actions, all due.
     await c.query(
       `INSERT INTO actions (lock_id, type, run_at)
-       SELECT 804, 't.big', CASE WHEN i = 700 THEN now() + interval '1 hour' ELSE now() END FROM generate_series(1, 1000) AS i ORDER BY i`,
+       SELECT 811, 't.big', CASE WHEN i = 700 THEN now() + interval '1 hour' ELSE now() END FROM generate_series(1, 1000) AS i ORDER BY i`,
     );
-    await c.query(`INSERT INTO actions (lock_id, type) SELECT 805, 't.big' FROM generate_series(1, 300) AS i ORDER BY i`);
+    await c.query(`INSERT INTO actions (lock_id, type) SELECT 812, 't.big' FROM generate_series(1, 300) AS i ORDER BY i`);
     const { rows } = await c.query<{ id: string; lock_id: string }>(
       `SELECT c.id::text, c.lock_id::text FROM aq_claim_chunks('w5', ARRAY['t.big'], ARRAY[NULL::int], 2, 60000, false, ARRAY['t.big'], ARRAY[1000]) AS c`,
     );
     const ids = async (lockId: number): Promise<string[]> =>
       (await c.query<{ id: string }>(`SELECT a.id::text AS id FROM actions AS a WHERE a.lock_id = $1 ORDER BY a.id`, [lockId])).rows.map((r) => r.id);
-    const [big, small] = [await ids(804), await ids(805)];
+    const [big, small] = [await ids(811), await ids(812)];
     const claimedOf = (lockId: string) => rows.filter((r) => r.lock_id === lockId).map((r) => r.id);
-    expect(claimedOf('804')).toEqual(big.slice(0, 699));
-    expect(claimedOf('805')).toEqual(small);
+    expect(claimedOf('811')).toEqual(big.slice(0, 699));
+    expect(claimedOf('812')).toEqual(small);
     const running = await c.query(
-      `SELECT lock_id::text, count(*)::int AS n, min(chunk_of)::text AS chunk FROM actions WHERE status = 'running' AND lock_id IN (804, 805) GROUP BY lock_id ORDER BY lock_id`,
+      `SELECT lock_id::text, count(*)::int AS n, min(chunk_of)::text AS chunk FROM actions WHERE status = 'running' AND lock_id IN (811, 812) GROUP BY lock_id ORDER BY lock_id`,
     );
     expect(running.rows).toEqual([
-      { lock_id: '804', n: 699, chunk: big[0] },
-      { lock_id: '805', n: 300, chunk: small[0] },
+      { lock_id: '811', n: 699, chunk: big[0] },
+      { lock_id: '812', n: 300, chunk: small[0] },
     ]);
   });
 
