@@ -35,4 +35,5 @@ export const MIGRATIONS = [
   sqlFileMigration(1764460800040, 'GenericIdleProbes', '040-generic-idle-probes'),
   sqlFileMigration(1764460800041, 'ClaimWithoutSort', '041-claim-without-sort'),
   sqlFileMigration(1764460800042, 'OrderedChunks', '042-ordered-chunks'),
+  sqlFileMigration(1764460800044, 'InsertOwnRecords', '044-insert-own-records'),
 ];
