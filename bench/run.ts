@@ -370,7 +370,15 @@ export async function scaleScenario(): Promise<{
           ).rows
             .map((r) => r['QUERY PLAN'])
             .join('\n');
-        return { small: smallMs, large: largeMs, plan, promotePlan, insertRowsPerSec: insert.rowsPerSec, insertCpuUsPerRow: insert.cpuUsPerRow, headsOk: insert.headsOk };
+        return {
+          small: smallMs,
+          large: largeMs,
+          plan,
+          promotePlan,
+          insertRowsPerSec: insert.rowsPerSec,
+          insertCpuUsPerRow: insert.cpuUsPerRow,
+          headsOk: insert.headsOk,
+        };
       }),
     );
   } finally {
@@ -586,7 +594,9 @@ async function runEnqueueOnly(): Promise<void> {
   addTarget('POST /actions/batch >= 20 000 actions/s', rest.actionsPerSecond, '>= 20000', rest.actionsPerSecond >= 20_000);
   addSqlEnqueueTarget(sql);
   log(`POST /actions/batch: ${rest.actionsPerSecond.toFixed(0)} actions/s, service CPU ${rest.serviceCpuUsPerAction?.toFixed(1) ?? '?'} µs per action`);
-  log(`SQL INSERT ... SELECT of 100 000 rows into 1 000 groups: ${sql.rowsPerSec.toFixed(0)} rows/s, ${sql.cpuUsPerRow.toFixed(1)} µs of database CPU per row, one head per group: ${sql.headsOk}`);
+  log(
+    `SQL INSERT ... SELECT of 100 000 rows into 1 000 groups: ${sql.rowsPerSec.toFixed(0)} rows/s, ${sql.cpuUsPerRow.toFixed(1)} µs of database CPU per row, one head per group: ${sql.headsOk}`,
+  );
   for (const t of targets) log(`  ${t.pass ? 'PASS' : 'FAIL'}  ${t.name}: measured ${t.measured}, target ${t.target}`);
   writeFileSync('bench-results.json', JSON.stringify({ mode: 'enqueue', rest, sql, targets }, null, 2));
   process.exitCode = targets.every((t) => t.pass) ? 0 : 1;

@@ -57,7 +57,13 @@ describe('jsonBodyProblem', () => {
   });
 
   it('names the path of a value nested too deep or not finite, as the reference walk does', () => {
-    for (const body of [deep(MAX_JSON_DEPTH), deep(MAX_JSON_DEPTH + 1), { actions: [{ type: 'a', payload: deep(MAX_JSON_DEPTH) }] }, { a: [1, Infinity] }, { a: { b: NaN } }]) {
+    for (const body of [
+      deep(MAX_JSON_DEPTH),
+      deep(MAX_JSON_DEPTH + 1),
+      { actions: [{ type: 'a', payload: deep(MAX_JSON_DEPTH) }] },
+      { a: [1, Infinity] },
+      { a: { b: NaN } },
+    ]) {
       expect(jsonBodyProblem(body)).toBe(referenceProblem(body));
     }
     expect(jsonBodyProblem({ a: [1, Infinity] })).toBe('a.1 must be a finite number');

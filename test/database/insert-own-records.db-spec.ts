@@ -9,7 +9,7 @@ import { backendPid, waitForLockWaiters, withTestDatabase } from '../support';
  * of a row skipped by ON CONFLICT proves nothing wrong, and a head released
  * earlier in the transaction is seen; one head per group throughout.
  */
-describe('insert trigger: the group lock proven by the transaction\'s own head record', () => {
+describe("insert trigger: the group lock proven by the transaction's own head record", () => {
   const db = withTestDatabase('m044_own_records');
   let admin: Client;
 
@@ -102,7 +102,9 @@ describe('insert trigger: the group lock proven by the transaction\'s own head r
     await c.query(`INSERT INTO actions (lock_id, type) VALUES (4002, 'after'), (4001, 'after'), (4000, 'after')`);
     await c.query('COMMIT');
     for (const g of [4000, 4001, 4002]) await expectOneHead(g);
-    const { rows } = await admin.query<{ lock_id: string; type: string }>(`SELECT lock_id::text, type FROM actions WHERE lock_id BETWEEN 4000 AND 4002 ORDER BY id`);
+    const { rows } = await admin.query<{ lock_id: string; type: string }>(
+      `SELECT lock_id::text, type FROM actions WHERE lock_id BETWEEN 4000 AND 4002 ORDER BY id`,
+    );
     expect(rows).toEqual([
       { lock_id: '4000', type: 'top' },
       { lock_id: '4001', type: 'other' },
@@ -116,7 +118,9 @@ describe('insert trigger: the group lock proven by the transaction\'s own head r
   it('a head released earlier in the transaction: the next insert sees the promoted head, or an empty group', async () => {
     const c = await db.connect();
     await c.query('BEGIN');
-    const { rows: made } = await c.query<{ id: string }>(`INSERT INTO actions (lock_id, type) VALUES (5000, 'first'), (5000, 'second'), (5001, 'alone') RETURNING id::text`);
+    const { rows: made } = await c.query<{ id: string }>(
+      `INSERT INTO actions (lock_id, type) VALUES (5000, 'first'), (5000, 'second'), (5001, 'alone') RETURNING id::text`,
+    );
     await c.query(`UPDATE actions SET status = 'cancelled' WHERE id = $1`, [made[0].id]);
     await c.query(`UPDATE actions SET status = 'cancelled' WHERE id = $1`, [made[2].id]);
     const { rows } = await c.query<{ lock_id: string; is_head: boolean }>(
