@@ -70,6 +70,7 @@ export interface HasFastPath {
   validOrUndefined(value: unknown): unknown;
 }
 
+/** Whether `metatype` has a fast path of its own ({@link HasFastPath}), not one inherited from a parent class. */
 function hasFastPath(metatype: unknown): metatype is HasFastPath {
   return typeof metatype === 'function' && Object.hasOwn(metatype, 'validOrUndefined');
 }
