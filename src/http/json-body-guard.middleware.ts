@@ -14,6 +14,9 @@ const GUARDED = Symbol('actions:json-body-guarded');
  */
 const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
+/** The field path of `key` under `parentPath` ('' at the top): `actions.3.lockId`. */
+const joinPath = (parentPath: string, key: string): string => (parentPath ? `${parentPath}.${key}` : key);
+
 /**
  * Why `body` is not acceptable, naming the field path, or null when it is fine.
  * Checks the parsed values, never the JSON text: a real NUL character (U+0000)
@@ -23,24 +26,44 @@ const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
  */
 export function jsonBodyProblem(body: unknown): string | null {
   // Iterative walk: a deeply nested body must not overflow the stack here or later.
-  const stack: { value: unknown; path: string; depth: number }[] = [{ value: body, path: '', depth: 0 }];
-  while (stack.length > 0) {
-    const { value, path, depth } = stack.pop()!;
-    const name = path || 'body';
-    if (depth > MAX_JSON_DEPTH) return `${name} is nested deeper than ${MAX_JSON_DEPTH} levels`;
-    if (typeof value === 'number' && !Number.isFinite(value)) return `${name} must be a finite number`;
-    if (typeof value === 'string' && !value.isWellFormed()) return `${name} contains an unpaired UTF-16 surrogate`;
-    if (typeof value === 'string' && value.includes('\u0000')) return `${name} contains the NUL character (U+0000), which PostgreSQL cannot store`;
+  // The nodes to visit are parallel stacks of (value, depth, key, the parent's
+  // path); a node's own path is spelled only for an object (its children need
+  // it) or for a message. A batch of 1 000 actions allocated a path string and
+  // a frame object per node before: about a fifth of its Node CPU per item
+  // (profile of 2026-12-03).
+  const values: unknown[] = [body];
+  const depths: number[] = [0];
+  const keys: string[] = [''];
+  const parentPaths: string[] = [''];
+  while (values.length > 0) {
+    const value = values.pop();
+    const depth = depths.pop()!;
+    const key = keys.pop()!;
+    const parentPath = parentPaths.pop()!;
+    if (depth > MAX_JSON_DEPTH) return `${joinPath(parentPath, key) || 'body'} is nested deeper than ${MAX_JSON_DEPTH} levels`;
+    if (typeof value === 'number' && !Number.isFinite(value)) return `${joinPath(parentPath, key) || 'body'} must be a finite number`;
+    if (typeof value === 'string' && !value.isWellFormed()) return `${joinPath(parentPath, key) || 'body'} contains an unpaired UTF-16 surrogate`;
+    if (typeof value === 'string' && value.includes('\u0000')) {
+      return `${joinPath(parentPath, key) || 'body'} contains the NUL character (U+0000), which PostgreSQL cannot store`;
+    }
     if (value === null || typeof value !== 'object') continue;
+    const path = joinPath(parentPath, key);
+    const name = path || 'body';
     const dtoLevel = path === '' || /^actions\.\d+$/.test(path);
-    for (const [key, child] of Object.entries(value)) {
-      const childPath = path ? `${path}.${key}` : key;
-      if (!key.isWellFormed()) return `${name} has a key with an unpaired UTF-16 surrogate`;
-      if (key.includes('\u0000')) return `${name} has a key with the NUL character (U+0000), which PostgreSQL cannot store`;
-      if (dtoLevel && RESERVED_KEYS.has(key)) return `property ${childPath} should not exist`;
-      // Refused, not dropped: Nest's ValidationPipe deletes these keys wherever they are, payload included.
-      if (RESERVED_KEYS.has(key)) return `${childPath} uses a reserved key name (__proto__, constructor, prototype): rename it`;
-      stack.push({ value: child, path: childPath, depth: depth + 1 });
+    const record = value as Record<string, unknown>;
+    for (const childKey of Object.keys(record)) {
+      if (!childKey.isWellFormed()) return `${name} has a key with an unpaired UTF-16 surrogate`;
+      if (childKey.includes('\u0000')) return `${name} has a key with the NUL character (U+0000), which PostgreSQL cannot store`;
+      if (RESERVED_KEYS.has(childKey)) {
+        const childPath = path ? `${path}.${childKey}` : childKey;
+        if (dtoLevel) return `property ${childPath} should not exist`;
+        // Refused, not dropped: Nest's ValidationPipe deletes these keys wherever they are, payload included.
+        return `${childPath} uses a reserved key name (__proto__, constructor, prototype): rename it`;
+      }
+      values.push(record[childKey]);
+      depths.push(depth + 1);
+      keys.push(childKey);
+      parentPaths.push(path);
     }
   }
   return null;

@@ -45,12 +45,34 @@ export class QueueValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     const { metatype } = metadata;
     if (metatype && typeof metatype === 'function' && value instanceof metatype && !isPrimitiveType(metatype)) return value;
+    if (hasFastPath(metatype)) {
+      const valid = metatype.validOrUndefined(value);
+      if (valid !== undefined) return valid;
+    }
     // Opaque JSON (payloads) stays out of class-transformer, whose walk of a wide object is quadratic.
     const detached = detachOpaqueJson(value, metatype);
     const instance: unknown = await super.transform(detached.value, metadata);
     detached.reattach(instance);
     return instance;
   }
+}
+
+/**
+ * A DTO class that can tell a valid value at once: its own static
+ * `validOrUndefined(value)` returns what this pipe would return for a value
+ * that passes every rule of the class, or undefined for any other value,
+ * which then goes through class-transformer and class-validator for their
+ * messages. Used where the decorators cost most (a batch of 1 000 actions:
+ * about 40 µs per item through them, 2026-12-03). Its own, not inherited: a
+ * subclass with more rules does not get its parent's fast path.
+ */
+export interface HasFastPath {
+  validOrUndefined(value: unknown): unknown;
+}
+
+/** Whether `metatype` has a fast path of its own ({@link HasFastPath}), not one inherited from a parent class. */
+function hasFastPath(metatype: unknown): metatype is HasFastPath {
+  return typeof metatype === 'function' && Object.hasOwn(metatype, 'validOrUndefined');
 }
 
 /** String, Number, Boolean and friends: their values are never instances of them. */

@@ -3,6 +3,7 @@ import { Transform } from 'class-transformer';
 import { IsIn, IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
 import { OpaqueJson } from '../../http/opaque-json';
 import { ACTION_TYPE_PATTERN, FAILURE_POLICIES, FailurePolicy } from '../../vocabulary';
+import { validActionOrUndefined } from './create-action.fast-path';
 import { IsGroupKey, MAX_GROUP_KEY_BYTES } from './group-key.validator';
 import { IsLockId, toLockIdString } from './lock-id.validator';
 import { IsRunAt, RUN_AT_REGEX } from './run-at.validator';
@@ -113,4 +114,14 @@ export class CreateActionDto implements Describes<EnqueueInput, CreateActionDto>
   // PostgreSQL text cannot hold NUL; refuse it here rather than fail in the database.
   @Matches(/^[^\u0000]*$/, { message: 'idempotencyKey must not contain the NUL character' })
   idempotencyKey?: string;
+
+  /**
+   * The validation pipe's fast path (QueueValidationPipe): the instance the
+   * full pipe would return for a valid action, or undefined when it breaks any
+   * rule (the full pipe then names the field). See validActionOrUndefined.
+   * @param value the parsed JSON body.
+   */
+  static validOrUndefined(value: unknown): CreateActionDto | undefined {
+    return validActionOrUndefined(value, CreateActionDto);
+  }
 }

@@ -36,6 +36,7 @@ export const MIGRATIONS = [
   sqlFileMigration(1764460800041, 'ClaimWithoutSort', '041-claim-without-sort'),
   sqlFileMigration(1764460800042, 'OrderedChunks', '042-ordered-chunks'),
   sqlFileMigration(1764460800043, 'ChunkLossesInOrder', '043-chunk-losses-in-order'),
+  sqlFileMigration(1764460800044, 'InsertOwnRecords', '044-insert-own-records'),
   sqlFileMigration(1764460800045, 'ChunkMembersLinear', '045-chunk-members-linear'),
   sqlFileMigration(1764460800046, 'FinishWithoutGuard', '046-finish-without-guard'),
 ];
