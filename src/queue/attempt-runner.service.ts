@@ -13,7 +13,7 @@ import { HandlerStop } from './handler-stop';
 import { attemptContext } from './containment/attempt-context';
 import { WatchdogSharedState } from './containment/watchdog-shared-state';
 import { toResultJson } from './handler-result';
-import { chunkEnds } from './chunk-ends';
+import { chunkEnds, EndOf } from './chunk-ends';
 import { ChunkHandlerHost, isChunkHandler } from '../handlers/chunk-handler.host';
 import { HandlerThreads, ThreadRetiredError, ThreadTaskError } from './isolation/handler-threads.service';
 import { LeasedActionRow } from './sql/leased-action.sql';
@@ -191,11 +191,16 @@ export class AttemptRunner {
       // A chunk that returned within the grace keeps what it reported (less a cancelled action).
       const reported = driven.outcome?.ok && headEnd?.kind !== 'failed' && headEnd?.kind !== 'retry' ? driven.outcome.value : undefined;
       const cancelledId = reason instanceof CancelRequestedError ? reason.actionId : undefined;
+      // A failure it reported after the stop is the stop (a handler fails what its
+      // signal cut short), not the action's: released and uncharged, as a stopped
+      // single action is (the stop here is a release or a cancel, never a timeout).
+      const stoppedEndOf: EndOf = (row, outcome) =>
+        outcome.ok ? this.endOf(row, outcome) : { kind: 'released', outcome: 'released', error: describeThrown(reason).message, delayMs: 0 };
       const ends =
         headEnd === null
           ? rows.map(() => null)
           : reported !== undefined
-            ? chunkEnds(rows, { kind: 'reported', value: reported, cancelledId }, this.endOf)
+            ? chunkEnds(rows, { kind: 'reported', value: reported, cancelledId }, stoppedEndOf)
             : chunkEnds(rows, { kind: 'aborted', end: headEnd, cancelledId }, this.endOf);
       return { ends, settled, settledAtEnd, cause: driven.stray ?? reason };
     }

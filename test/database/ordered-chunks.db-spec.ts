@@ -173,6 +173,34 @@ describe('ordered chunk handlers', () => {
     expect(trace.rows).toEqual([{ outcome: 'cancelled' }]);
   });
 
+  // Seen before the fix: the first unfinished action was charged with the
+  // stop's error (CancelRequestedError of another action), and with
+  // maxAttempts 1 it failed and blocked its group.
+  it('a failure the chunk reports for what its stop cut short is the stop: released uncharged, never a charged failure', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) ids.push(await insertAction(c, 705, 'test.chunk', { n: i }, 1));
+    let firstCall = true;
+    let reachedWait!: () => void;
+    const waiting = new Promise<void>((resolve) => (reachedWait = resolve));
+    seen.plan = async (actions, ctx) => {
+      if (!firstCall) return actions.map((a) => chunkDone({ id: a.id }));
+      firstCall = false;
+      // Two done, then the handler waits on its signal and fails the rest with its reason, as the demo's handler does.
+      reachedWait();
+      await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
+      return actions.map((a, i) => (i < 2 ? chunkDone({ id: a.id }) : chunkFailed(ctx.signal.reason)));
+    };
+    await start();
+    await waiting;
+    await request(url).post(`/actions/${ids[4]}/cancel`).expect(200);
+    await waitFor(allFinished(ids), 20_000);
+    const final = await statuses(ids);
+    expect(final.map((r) => r.status)).toEqual(['done', 'done', 'done', 'done', 'cancelled', 'done']);
+    expect(final.map((r) => r.charged_attempts)).toEqual([0, 0, 0, 0, 0, 0]);
+    const trace = await c.query(`SELECT outcome FROM action_attempts WHERE action_id = $1 ORDER BY attempt`, [ids[2]]);
+    expect(trace.rows).toEqual([{ outcome: 'released' }, { outcome: 'done' }]);
+  });
+
   it('a chunk handler mixed with single handlers in one group: chunks end at an action of another type, and the group runs in id order', async () => {
     const types = ['test.chunk', 'test.chunk', 'test.chunk', 'test.single', 'test.chunk', 'test.chunk', 'test.single', 'test.single', 'test.chunk'];
     const ids = await enqueue(704, types);
