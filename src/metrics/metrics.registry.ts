@@ -3,15 +3,14 @@ import { collectDefaultMetrics, Registry } from 'prom-client';
 
 /**
  * Sampling interval (ms) of the event-loop delay histogram behind
- * `nodejs_eventloop_lag_*` (prom-client's `eventLoopMonitoringPrecision`,
- * whose default is 10). Every sample is a timer that wakes the event loop: at
- * 10 ms an idle instance spent about 3.6 ms of CPU a second on it alone, at
- * 100 ms about 0.4 (measured on the benchmark machine, bench/README.md, "Idle
- * instances", 2026-12-03). A stall still shows in full (the delay of the
- * sample it holds back); only stalls shorter than 100 ms between two samples
- * can go unseen, and the event-loop watchdog does not rely on this histogram.
+ * `nodejs_eventloop_lag_*`: prom-client's default (`eventLoopMonitoringPrecision`).
+ * Every sample is a timer that wakes the event loop (about 3.6 ms of CPU a
+ * second on an idle instance, bench/README.md, "Idle instances", 2026-12-03),
+ * but the histogram records the time between samples, interval included: at
+ * 100 ms an idle, healthy instance read a lag of 0.1 s in every series, which
+ * breaks the usual alerts and dashboards. So the default stays.
  */
-export const EVENT_LOOP_SAMPLE_MS = 100;
+export const EVENT_LOOP_SAMPLE_MS = 10;
 
 /**
  * This app instance's Prometheus registry (not prom-client's global one, so
