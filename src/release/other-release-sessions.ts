@@ -4,7 +4,7 @@ import { QUEUE_APPLICATION_NAME } from './release-version';
 /** A connection of another release's instance, from `pg_stat_activity`. */
 export interface OtherReleaseSession {
   pid: number;
-  /** Its `application_name`, e.g. `ordered-action-queue/0.2.0:listen`. */
+  /** Its `application_name`, e.g. `ordered-action-queue/0.3.0:listen`. */
   applicationName: string;
 }
 

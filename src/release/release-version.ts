@@ -3,7 +3,7 @@
  * equal). Compiled in rather than read from package.json at run time, whose
  * place relative to the code differs between the repository and an install.
  */
-export const RELEASE_VERSION = '0.2.0';
+export const RELEASE_VERSION = '0.4.0';
 
 /**
  * The `application_name` of every connection this release opens itself
