@@ -317,3 +317,136 @@ describe('headingAnchor and anchorsOf', () => {
     expect([...anchorsOf('# Title\n```bash\n# a comment\n```\n## Sub part\n')]).toEqual(['title', 'sub-part']);
   });
 });
+
+/**
+ * Pointers into the migrations that cannot rot: where a comment of the sources
+ * or a line of the docs names one of the queue's SQL functions or views and,
+ * on the same line or the line before (when that line names no migration
+ * itself), the migration it lives in, at least one
+ * migration named there must hold its current definition (the last migration
+ * that creates it, or one that alters it since). A migration that restated the
+ * function later leaves the pointer aimed at a body that no longer runs; the
+ * reader then studies dead code. A pointer may name the history too ("first
+ * 006, now 031") as long as the current one is among them.
+ *
+ * The released migrations and the schema snapshot are exempt (their comments
+ * are history, and their text may not change).
+ */
+
+const MIGRATIONS = join(root, 'src', 'database', 'sql');
+
+/** `src/database/sql/023-claim-frontier.up.sql`, `sql/007-worker-finish.up.sql`, `migration 039`, `migrations 043 and 044`. */
+const MIGRATION_REFERENCE = /(?:sql\/(\d{3})-[\w.-]+|\bmigrations?\s+(\d{3}(?:(?:,\s*|\s+and\s+|\s*\/\s*)\d{3})*)(?![-–]\d))/g;
+
+/** Migration numbers a text names (ranges such as 001-010 name history, not a home). */
+export function migrationsNamed(text: string): number[] {
+  const out: number[] = [];
+  for (const match of text.matchAll(MIGRATION_REFERENCE)) {
+    if (match[1]) out.push(Number(match[1]));
+    else for (const n of match[2].match(/\d{3}/g) ?? []) out.push(Number(n));
+  }
+  return out;
+}
+
+/**
+ * For each function or view the migrations define, the migrations that hold
+ * its current definition: the last one that creates it and every later one
+ * that alters it (`ALTER FUNCTION ... SET`); a function or view dropped
+ * since has none (a pointer to it names history).
+ */
+export function currentHomes(migrations: ReadonlyArray<{ number: number; text: string }>): Map<string, Set<number>> {
+  const homes = new Map<string, Set<number>>();
+  for (const { number, text } of [...migrations].sort((a, b) => a.number - b.number)) {
+    for (const match of text.matchAll(/\bCREATE\s+(?:OR\s+REPLACE\s+)?(?:FUNCTION|VIEW)\s+(?:public\.)?(\w+)/gi)) {
+      homes.set(match[1], new Set([number]));
+    }
+    for (const match of text.matchAll(/\bALTER\s+FUNCTION\s+(?:public\.)?(\w+)/gi)) {
+      homes.get(match[1])?.add(number);
+    }
+    // A dropped function has no home: a pointer to it is history.
+    for (const match of text.matchAll(/\bDROP\s+(?:FUNCTION|VIEW)\s+(?:IF\s+EXISTS\s+)?(?:public\.)?(\w+)/gi)) {
+      homes.delete(match[1]);
+    }
+  }
+  return homes;
+}
+
+/**
+ * Stale pointers in `lines` (one text, its first line number `firstLine`):
+ * `file:line: name -> migration N (current: M)` for each function named on a
+ * line, or the line before, that names migrations none of which holds it now.
+ */
+export function stalePointers(file: string, lines: string[], firstLine: number, homes: Map<string, Set<number>>): string[] {
+  const out: string[] = [];
+  lines.forEach((line, n) => {
+    const named = migrationsNamed(line);
+    if (named.length === 0) return;
+    // The line before counts when it names no migration of its own (a name wrapped before its pointer).
+    const before = n > 0 && migrationsNamed(lines[n - 1]).length === 0 ? lines[n - 1] : '';
+    const window = `${before}\n${line}`;
+    for (const [name] of window.matchAll(/\baq_\w+/g)) {
+      const current = homes.get(name);
+      if (!current || named.some((m) => current.has(m))) continue;
+      const now = [...current].map((m) => String(m).padStart(3, '0')).join(', ');
+      out.push(`${file}:${firstLine + n}: ${name} -> migration ${named.map((m) => String(m).padStart(3, '0')).join(', ')} (current: ${now})`);
+    }
+  });
+  return [...new Set(out)];
+}
+
+describe('pointers into the migrations', () => {
+  const migrations = readdirSync(MIGRATIONS)
+    .filter((f) => /^\d{3}-.*\.up\.sql$/.test(f))
+    .map((f) => ({ number: Number(f.slice(0, 3)), text: readFileSync(join(MIGRATIONS, f), 'utf8') }));
+  const homes = currentHomes(migrations);
+
+  it('knows where the hot-path functions live now (the scan itself is not empty)', () => {
+    expect(homes.get('aq_finish_attempts')?.size).toBeGreaterThan(0);
+    expect(homes.get('aq_claim_actions')?.size).toBeGreaterThan(0);
+  });
+
+  it('every source comment that names a function and its migration names the current one', () => {
+    const sources = SOURCE_ROOTS.flatMap(filesUnder).filter(
+      (f) => SOURCE_EXTENSION.test(f) && !IMMUTABLE.some((p) => p.test(f)) && f !== 'src/repository-references.spec.ts',
+    );
+    const offences = sources.flatMap((file) =>
+      commentsOf(readFileSync(join(root, file), 'utf8'), file.endsWith('.sql')).flatMap((c) => stalePointers(file, c.text.split('\n'), c.line, homes)),
+    );
+    expect(offences).toEqual([]);
+  });
+
+  it('every doc line that names a function and its migration names the current one', () => {
+    const docs = [...DOCS, ...filesUnder('docs').filter((f) => f.endsWith('.md'))].filter(exists);
+    const offences = docs.flatMap((file) => stalePointers(file, readFileSync(join(root, file), 'utf8').split('\n'), 1, homes));
+    expect(offences).toEqual([]);
+  });
+});
+
+describe('stalePointers', () => {
+  const homes = currentHomes([
+    { number: 7, text: 'CREATE FUNCTION aq_finish_attempts() ...' },
+    { number: 39, text: 'CREATE OR REPLACE FUNCTION public.aq_finish_attempts() ...' },
+    { number: 41, text: 'CREATE FUNCTION aq_claim_actions() ...' },
+    { number: 42, text: 'ALTER FUNCTION aq_claim_actions SET plan_cache_mode = force_custom_plan;' },
+  ]);
+
+  it('reports a pointer at a migration whose definition was restated later', () => {
+    expect(stalePointers('x.ts', ['* `aq_finish_attempts` (src/database/sql/007-worker-finish.up.sql)'], 4, homes)).toEqual([
+      'x.ts:4: aq_finish_attempts -> migration 007 (current: 039)',
+    ]);
+  });
+
+  it('accepts the current home, a history that includes it, an alteration and a name on the line before', () => {
+    expect(stalePointers('x.ts', ['aq_finish_attempts (migration 039)'], 1, homes)).toEqual([]);
+    expect(stalePointers('x.ts', ['aq_finish_attempts: first 007, now sql/039-group-head-records.up.sql'], 1, homes)).toEqual([]);
+    expect(stalePointers('x.ts', ['aq_claim_actions (migrations 041 and 042)', 'aq_claim_actions, migration 042'], 1, homes)).toEqual([]);
+    expect(stalePointers('x.ts', ['the finish, `aq_finish_attempts`', '(migration 007)'], 1, homes)).toEqual([
+      'x.ts:2: aq_finish_attempts -> migration 007 (current: 039)',
+    ]);
+    expect(stalePointers('x.md', ['aq_finish_attempts: migration 039', 'the wake-up: migration 007'], 1, homes)).toEqual([]);
+  });
+
+  it('reads ranges as history, not as a home', () => {
+    expect(migrationsNamed('migrations 001-010, migration 014, sql/023-claim-frontier.up.sql, migrations 043 and 044')).toEqual([14, 23, 43, 44]);
+  });
+});

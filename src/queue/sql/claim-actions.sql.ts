@@ -1,8 +1,9 @@
 import { leasedActionColumns } from './leased-action.sql';
 
 /**
- * The claim: `aq_claim_actions` (src/database/sql/023-claim-frontier.up.sql,
- * where its reasoning is; first written in 006-worker-claim.up.sql). Parameters: `$1::text` worker id, `$2::text[]`
+ * The claim: `aq_claim_actions`, current body in src/database/sql/031-rate-limits.up.sql
+ * (planner settings: 041-claim-without-sort.up.sql; the reasoning of its per-connection
+ * floor: 023-claim-frontier.up.sql; first written in 006-worker-claim.up.sql). Parameters: `$1::text` worker id, `$2::text[]`
  * types this worker runs, `$3::int[]` their handlers' maxAttempts caps (null:
  * none), `$4::int` how many (free slots), `$5::int` lease (ms), `$6::boolean`
  * claim one suspect (quarantined) head instead. Returns LeasedActionRow rows.

@@ -2,8 +2,8 @@ import { LeasedActionRow, leasedActionColumns } from './leased-action.sql';
 
 /**
  * Ends a batch of attempts and takes the next work in the same commit:
- * `aq_finish_attempts` (src/database/sql/007-worker-finish.up.sql, where its
- * reasoning is). Parameters, arrays with one element per attempt:
+ * `aq_finish_attempts` (current body: src/database/sql/046-finish-without-guard.up.sql;
+ * first written, with its reasoning, in 007-worker-finish.up.sql). Parameters, arrays with one element per attempt:
  * `$1::text` worker id, `$2::bigint[]` action ids, `$3::int[]` attempt
  * numbers, `$4::text[]` next status, `$5::jsonb[]` results, `$6::text[]`
  * errors, `$7::text[]` stacks, `$8::int[]` delays before the next attempt
