@@ -106,7 +106,8 @@ export class QueueMetricsCollector {
         async (text, values) => (await this.pool.query({ text, values, query_timeout: STATS_TIMEOUT_MS } as QueryConfig)).rows,
       );
       for (const status of ACTION_STATUSES) this.depth.set({ status }, stats.byStatus[status]);
-      for (const [state, value] of Object.entries(stats.pendingBreakdown)) this.pendingByState.set({ state: PENDING_STATE_LABELS[state as PendingState] }, value);
+      for (const [state, value] of Object.entries(stats.pendingBreakdown))
+        this.pendingByState.set({ state: PENDING_STATE_LABELS[state as PendingState] }, value);
       this.blockedGroups.set(stats.blockedGroups);
       this.paused.set({ scope: 'queue' }, stats.paused.queue ? 1 : 0);
       this.paused.set({ scope: 'type' }, stats.paused.types);

@@ -40,8 +40,8 @@ describe('stats under flow control: pauses', () => {
     expect(read.oldest).toBeNull();
     expect(read.gaugeOldest).toBe(0);
 
-    // A head due in another group is due; the age is its own (well under the paused one's 1.5 s).
-    await request(t.url).post('/actions').send({ type: 'instance.create', lockId: '27' }).expect(201);
+    // An action of no group is due, while groups are paused; the age is its own (well under the paused one's 1.5 s).
+    await request(t.url).post('/actions').send({ type: 'instance.create' }).expect(201);
     // A scheduled head of a paused group is paused (it will not start at its runAt).
     await request(t.url).post('/pauses').send({ scope: 'group', lockId: '28' }).expect(201);
     const runAt = new Date(Date.now() + 3600_000).toISOString();
@@ -116,10 +116,7 @@ describe('stats under flow control: rate limits per group', () => {
     const second = await request(t.url).post('/actions').send({ type: 'test.quick', lockId: '7700' }).expect(201);
     await waitFor(async () => (await request(t.url).get(`/actions/${first.body.id}`)).body.status === 'done', 10_000);
     // The next claim finds no token for the second and moves its runAt to when one accrues (~1000 s).
-    await waitFor(
-      async () => (await t.pg.query(`SELECT 1 FROM action_group_rate_limits WHERE held_id = $1`, [second.body.id])).rowCount === 1,
-      10_000,
-    );
+    await waitFor(async () => (await t.pg.query(`SELECT 1 FROM action_group_rate_limits WHERE held_id = $1`, [second.body.id])).rowCount === 1, 10_000);
     const read = await readBoth(t.url);
     expect(read.breakdown).toEqual({ due: 0, scheduled: 0, paused: 0, waitingForRateLimit: 1, behindHead: 0 });
     expect(read.oldest).toBeNull();

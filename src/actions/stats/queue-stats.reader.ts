@@ -94,10 +94,13 @@ export async function readQueueStats(run: RunQuery): Promise<QueueStats> {
   }
   const pendingHeads = row.due_heads + row.scheduled_heads;
   // Paused and rate-limited heads are taken out of the due / scheduled heads they were counted in.
+  // While the queue is paused every head is (the statement does not walk them to say so).
+  const pausedDue = row.paused_queue ? row.due_heads : row.paused_due;
+  const pausedScheduled = row.paused_queue ? row.scheduled_heads : row.paused_scheduled;
   const pendingBreakdown = {
-    due: Math.max(0, row.due_heads - row.paused_due - row.rate_due),
-    scheduled: Math.max(0, row.scheduled_heads - row.paused_scheduled - row.rate_scheduled),
-    paused: row.paused_due + row.paused_scheduled,
+    due: Math.max(0, row.due_heads - pausedDue - row.rate_due),
+    scheduled: Math.max(0, row.scheduled_heads - pausedScheduled - row.rate_scheduled),
+    paused: pausedDue + pausedScheduled,
     waitingForRateLimit: row.rate_due + row.rate_scheduled,
     behindHead: Math.max(0, byStatus.pending - pendingHeads),
   };
