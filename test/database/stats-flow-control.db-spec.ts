@@ -21,7 +21,7 @@ async function readBoth(url: string): Promise<{ breakdown: Breakdown; oldest: nu
 }
 
 /**
- * A deliberate pause or a rate limit is not a stall (issue 32 item 3): paused
+ * A deliberate pause or a rate limit is not a stall: paused
  * heads and heads waiting for a token are states of their own in `/stats` and
  * `/metrics`, out of `due` and out of the oldest due age that
  * docs/operations.md says to alert on.
