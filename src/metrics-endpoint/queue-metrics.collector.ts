@@ -2,12 +2,23 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Pool, QueryConfig } from 'pg';
 import { Counter, Gauge } from 'prom-client';
 import { ACTION_STATUSES } from '../vocabulary';
-import { QUEUE_STATS_COUNT_CAP, QUEUE_STATS_EXACT_MAX_BYTES, readQueueStats } from '../actions/stats/queue-stats.reader';
+import { QUEUE_STATS_COUNT_CAP, QUEUE_STATS_EXACT_MAX_BYTES, QueueStats, readQueueStats } from '../actions/stats/queue-stats.reader';
 import { QueueSettings } from '../config/settings';
 import { SETTINGS } from '../config/settings.token';
 import { PG_POOL } from '../database/pg-pool.provider';
 import { WorkerService } from '../queue/worker.service';
 import { MetricsRegistry } from '../metrics/metrics.registry';
+
+type PendingState = keyof QueueStats['pendingBreakdown'];
+
+/** The `state` label of `actions_pending_by_state` for each part of `/stats` pendingBreakdown (Prometheus labels are snake_case). */
+const PENDING_STATE_LABELS: Record<PendingState, string> = {
+  due: 'due',
+  scheduled: 'scheduled',
+  paused: 'paused',
+  waitingForRateLimit: 'waiting_for_rate_limit',
+  behindHead: 'behind_head',
+};
 
 /** Longest a scrape waits for the statistics query (ms); the gauges keep their last values after it. */
 const STATS_TIMEOUT_MS = 2_000;
@@ -23,6 +34,7 @@ const STATS_TIMEOUT_MS = 2_000;
 export class QueueMetricsCollector {
   private readonly logger = new Logger(QueueMetricsCollector.name);
   private readonly depth: Gauge<'status'>;
+  private readonly pendingByState: Gauge<'state'>;
   private readonly blockedGroups: Gauge;
   private readonly paused: Gauge<'scope'>;
   private readonly oldestPendingAge: Gauge;
@@ -45,6 +57,14 @@ export class QueueMetricsCollector {
       labelNames: ['status'],
       registers,
     });
+    this.pendingByState = new Gauge({
+      name: 'actions_pending_by_state',
+      help:
+        'Pending actions by state (queue-wide; the states sum to actions_queue_depth{status="pending"}): due (claimable now), scheduled (runAt ahead), ' +
+        'paused (held by a pause of the queue, type or group), waiting_for_rate_limit (waiting for a token), behind_head (behind their group head).',
+      labelNames: ['state'],
+      registers,
+    });
     this.blockedGroups = new Gauge({ name: 'actions_blocked_groups', help: 'Groups held by a failed action under the block policy.', registers });
     this.paused = new Gauge({
       name: 'actions_paused',
@@ -54,7 +74,9 @@ export class QueueMetricsCollector {
     });
     this.oldestPendingAge = new Gauge({
       name: 'actions_oldest_pending_age_seconds',
-      help: 'Seconds the oldest due, claimable action (a pending head with runAt passed) has waited since it became due (0 when none).',
+      help:
+        'Seconds the oldest due, claimable action (a pending head with runAt passed, not paused, not waiting for a rate-limit token) ' +
+        'has waited since it became due (0 when none).',
       registers,
     });
     this.busySlots = new Gauge({ name: 'actions_worker_busy_slots', help: 'Attempts running in this instance now.', registers });
@@ -84,6 +106,8 @@ export class QueueMetricsCollector {
         async (text, values) => (await this.pool.query({ text, values, query_timeout: STATS_TIMEOUT_MS } as QueryConfig)).rows,
       );
       for (const status of ACTION_STATUSES) this.depth.set({ status }, stats.byStatus[status]);
+      for (const [state, value] of Object.entries(stats.pendingBreakdown))
+        this.pendingByState.set({ state: PENDING_STATE_LABELS[state as PendingState] }, value);
       this.blockedGroups.set(stats.blockedGroups);
       this.paused.set({ scope: 'queue' }, stats.paused.queue ? 1 : 0);
       this.paused.set({ scope: 'type' }, stats.paused.types);

@@ -27,7 +27,7 @@ describe('admin reads: the oldest due age', () => {
     const stats = await request(url).get('/stats').expect(200);
     expect(stats.body.oldestPendingAgeSeconds).toBeNull();
     expect(stats.body.byStatus.pending).toBe(1);
-    expect(stats.body.pendingBreakdown).toEqual({ due: 0, scheduled: 1, behindHead: 0 });
+    expect(stats.body.pendingBreakdown).toEqual({ due: 0, scheduled: 1, paused: 0, waitingForRateLimit: 0, behindHead: 0 });
     const metrics = await request(url).get('/metrics').expect(200);
     expect(sample(metrics.text, 'actions_oldest_pending_age_seconds')).toBe(0);
   });
@@ -39,7 +39,7 @@ describe('admin reads: the oldest due age', () => {
     await request(url).post('/actions').send({ type: 'instance.create', lockId: '901', runAt: '2020-01-01T00:00:00Z' }).expect(201);
     await request(url).post('/actions').send({ type: 'instance.update', lockId: '900' }).expect(201);
     const stats = (await request(url).get('/stats').expect(200)).body;
-    expect(stats.pendingBreakdown).toEqual({ due: 2, scheduled: 1, behindHead: 1 });
+    expect(stats.pendingBreakdown).toEqual({ due: 2, scheduled: 1, paused: 0, waitingForRateLimit: 0, behindHead: 1 });
     // The first head has waited about 1.5 s; the 2020 one became due at its enqueue, not in 2020.
     expect(stats.oldestPendingAgeSeconds).toBeGreaterThanOrEqual(1.4);
     expect(stats.oldestPendingAgeSeconds).toBeLessThan(30);

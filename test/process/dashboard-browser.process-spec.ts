@@ -11,8 +11,10 @@ import { cloneTestDatabase, sleep, startTestApp, TestDatabase, waitFor } from '.
  * The dashboard end to end, in Debian's headless Chromium driven by
  * playwright-core: key prompt, live overview, blocked group retried from its
  * button, the group timeline in id order, action and actions pages, charts,
- * phone width, flow control (a group and the queue paused and resumed from
- * the Operations page, checked in the database). Screenshots go to DASHBOARD_SCREENSHOTS_DIR (default
+ * phone width (no page wider than 390 px; the Operations tables as cards,
+ * their buttons on screen), flow control (a group and the queue paused and
+ * resumed from the Operations page, rate limits per type and per group set
+ * and removed from its editor, checked in the database). Screenshots go to DASHBOARD_SCREENSHOTS_DIR (default
  * <tmpdir>/aq-dashboard-screenshots); docs/operations.md's come from
  * `DASHBOARD_SCREENSHOTS_DIR=docs npx jest test/process/dashboard-browser.process-spec.ts`.
  */
@@ -180,13 +182,20 @@ describe('dashboard in headless Chromium', () => {
     expect(outcomes[0]).toContain('error');
     expect(outcomes[1]).toContain('done');
     expect(await page.getByRole('button', { name: /Retry|Cancel/ }).count()).toBe(0); // done: nothing to do
+    // A done action says how often it ran, not a budget it no longer has ("0/5 used": a success is not charged).
+    expect(await text('action-runs')).toBe('2 runs');
 
     await page.getByRole('link', { name: 'Actions', exact: true }).first().click();
     await page.getByLabel('lockId').fill('502');
-    await page.getByLabel('Status').selectOption('done');
     await page.getByRole('button', { name: 'Filter' }).click();
     await waitFor(async () => (await page.locator('[data-testid=actions-table] tbody tr').count()) === 4 || null, 10_000);
+    // The Status list acts at once, as every other list of the dashboard: no Filter press.
+    await page.getByLabel('Status').selectOption('pending');
+    await page.getByText('No action matches.').waitFor();
+    await page.getByLabel('Status').selectOption('done');
+    await waitFor(async () => (await page.locator('[data-testid=actions-table] tbody tr').count()) === 4 || null, 10_000);
     for (const line of await page.locator('[data-testid=actions-table] tbody tr').allTextContents()) expect(line).toMatch(/502.*done/);
+    expect(await page.getByTestId('action-runs').allTextContents()).toEqual(['1 run', '1 run', '1 run', '1 run']);
   });
 
   it('shows a string group key in the list, on the action and on its group, and finds the group by its key', async () => {
@@ -320,6 +329,79 @@ describe('dashboard in headless Chromium', () => {
     await page.getByTestId('queue-resume').click();
     await waitForText('queue-state', 'running');
     expect(await activePauses()).toEqual([]);
+  });
+
+  it('sets rate limits per type and per group from the editor, lists the groups, and at phone width shows cards with Resume on screen', async () => {
+    await page.getByRole('link', { name: 'Operations', exact: true }).click();
+    const limitForm = async (scope: 'type' | 'group', target: string, perSecond: string, burst: string) => {
+      await page.getByTestId('rate-limit-scope').selectOption(scope);
+      await page.getByTestId('rate-limit-target').fill(target);
+      await page.getByTestId('rate-limit-per-second').fill(perSecond);
+      await page.getByTestId('rate-limit-burst').fill(burst);
+      await page.getByTestId('rate-limit-submit').click();
+    };
+    await limitForm('type', 'instance.update', '50', '5');
+    await page.locator('[data-testid=rate-limits] tr[data-type="instance.update"]').waitFor();
+    await limitForm('group', '814', '2', '');
+    await page.locator('[data-testid=group-rate-limits] tr[data-lock-id="814"]').waitFor();
+    await limitForm('group', 'tenant:phone', '0.5', '1');
+    const keyed = page.locator('[data-testid=group-rate-limits] a[data-group-key="tenant:phone"]');
+    await keyed.waitFor();
+    const { rows: typeRows } = await pg.query(`SELECT per_second, burst FROM action_rate_limits WHERE type = 'instance.update'`);
+    expect(typeRows).toEqual([{ per_second: 50, burst: 5 }]);
+    const { rows: groupRows } = await pg.query(`SELECT lock_id::text AS lock_id, per_second, burst FROM action_group_rate_limits ORDER BY per_second DESC`);
+    expect(groupRows).toEqual([
+      { lock_id: '814', per_second: 2, burst: 1 },
+      { lock_id: expect.any(String), per_second: 0.5, burst: 1 },
+    ]);
+
+    // A paused group with an action in it: a pause row to resume, and the overview counts it as paused.
+    await page.getByTestId('pause-scope').selectOption('group');
+    await page.getByTestId('pause-target').fill('813');
+    await page.getByTestId('pause-submit').click();
+    const pauseRow = page.locator('[data-testid=pauses] tr[data-lock-id="813"]');
+    await pauseRow.waitFor();
+    await api()
+      .post('/actions', { type: 'instance.create', lockId: '813', payload: { durationMs: 10 } })
+      .expect(201);
+
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      await page.goto(`${url}/ui/#/operations`);
+      await pauseRow.waitFor();
+      await page.locator('[data-testid=group-rate-limits] tr[data-lock-id="814"]').waitFor();
+      // Nothing wider than the screen: the tables are cards, and each row's button is on screen.
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+      for (const button of [
+        pauseRow.getByRole('button', { name: /^Resume pause \d+$/ }),
+        page.getByRole('button', { name: 'Remove the rate limit of group 814' }),
+        page.getByRole('button', { name: 'Clear the rate limit override of instance.update' }),
+      ]) {
+        const box = await button.boundingBox();
+        expect(box).not.toBeNull();
+        expect(box!.x).toBeGreaterThanOrEqual(0);
+        expect(box!.x + box!.width).toBeLessThanOrEqual(390);
+      }
+      await page.screenshot({ path: join(SHOTS, 'dashboard-operations-phone.png'), fullPage: true });
+
+      await page.getByRole('button', { name: 'Remove the rate limit of group 814' }).click();
+      await page.locator('[data-testid=group-rate-limits] tr[data-lock-id="814"]').waitFor({ state: 'detached' });
+      await page.getByRole('button', { name: 'Remove the rate limit of group tenant:phone' }).click();
+      await page.getByTestId('group-rate-limits-empty').waitFor();
+      await page.getByRole('button', { name: 'Clear the rate limit override of instance.update' }).click();
+      await page.getByTestId('rate-limits-empty').waitFor();
+      expect((await pg.query(`SELECT 1 FROM action_group_rate_limits UNION ALL SELECT 1 FROM action_rate_limits WHERE per_second IS NOT NULL`)).rows).toEqual(
+        [],
+      );
+
+      await page.getByRole('link', { name: 'Overview' }).click();
+      await waitForText('count-paused', '1');
+      await page.getByRole('link', { name: 'Operations', exact: true }).click();
+      await pauseRow.getByRole('button', { name: /^Resume pause \d+$/ }).click();
+      await page.getByTestId('pauses-empty').waitFor();
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 860 });
+    }
   });
 
   it('charts the last 15 minutes on the overview and stays usable at phone width', async () => {

@@ -19,6 +19,7 @@ export type { ScheduleResource } from '../../src/schedules/schedule.resource';
 export type { BulkOperationResource } from '../../src/bulk-operations/bulk-operation.resource';
 export type { DrainResource, PauseResource } from '../../src/flow-control/pause.resource';
 export type { RateLimitResource } from '../../src/flow-control/rate-limit.resource';
+export type { GroupRateLimitResource } from '../../src/flow-control/group-rate-limit.resource';
 
 /** `GET /actions` (the controller returns it without a named type). */
 export interface ActionsPage {

@@ -63,6 +63,11 @@ export function apiPostJson<T>(path: string, body: object): Promise<T> {
   return call<T>('POST', path, undefined, body);
 }
 
+/** PUT a JSON body, e.g. `apiPutJson('/rate-limits/invoice.send', { perSecond: 5, burst: 1 })`. */
+export function apiPutJson<T>(path: string, body: object): Promise<T> {
+  return call<T>('PUT', path, undefined, body);
+}
+
 /** DELETE, e.g. `apiDelete('/pauses/3')`; a 204 answer gives null. */
 export function apiDelete<T = null>(path: string): Promise<T> {
   return call<T>('DELETE', path);

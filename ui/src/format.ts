@@ -51,3 +51,15 @@ export function formatJson(value: unknown): string {
     return stringifyJson(value) ?? '';
   }
 }
+
+/**
+ * What an action's attempts came to, for a list cell: "1 run" once it ended
+ * done or cancelled (its budget no longer matters: a success is not charged,
+ * so "0/5 used" read as if it never ran), else the runs and the budget used
+ * so far ("2 runs, budget 1/5 used": releases are free, a retry grants a new budget).
+ */
+export function formatRuns(a: { status: string; attempts: number; chargedAttempts: number; maxAttempts: number }): string {
+  const runs = `${a.attempts} ${a.attempts === 1 ? 'run' : 'runs'}`;
+  if (a.status === 'done' || a.status === 'cancelled') return runs;
+  return `${runs}, budget ${a.chargedAttempts}/${a.maxAttempts} used`;
+}

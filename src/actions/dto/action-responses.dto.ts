@@ -209,11 +209,20 @@ export class GroupPauseDto implements Describes<GroupPauseResource, GroupPauseDt
 
 /** `pendingBreakdown` of `GET /stats`. */
 export class PendingBreakdownDto implements Describes<StatsResource['pendingBreakdown'], PendingBreakdownDto> {
-  @ApiProperty({ example: 2, description: 'Pending heads whose runAt has passed: claimable now' })
+  @ApiProperty({ example: 2, description: 'Pending heads whose runAt has passed, neither paused nor waiting for a token: claimable now' })
   due: number;
 
-  @ApiProperty({ example: 1, description: 'Pending heads whose runAt is in the future' })
+  @ApiProperty({ example: 1, description: 'Pending heads whose runAt is in the future (neither paused nor held back by a group rate limit)' })
   scheduled: number;
+
+  @ApiProperty({ example: 1, description: 'Pending heads held back by a pause of the queue, their type or their group, whatever their runAt' })
+  paused: number;
+
+  @ApiProperty({
+    example: 0,
+    description: "Pending heads, not paused, waiting for a token of their type's or their group's rate limit (due ones beyond what the bucket allows now)",
+  })
+  waitingForRateLimit: number;
 
   @ApiProperty({ example: 12, description: 'Pending actions waiting for an earlier action of their group' })
   behindHead: number;
@@ -256,8 +265,8 @@ export class StatsResponseDto implements Describes<StatsResource, StatsResponseD
     type: Number,
     description:
       'Seconds the oldest due, claimable action (a pending group head, or an ungrouped pending action, with runAt passed) has waited ' +
-      'since it became due: now - max(runAt, createdAt). Scheduled actions (runAt in the future) and actions waiting behind their ' +
-      "group's head do not count. Null when no action is due.",
+      'since it became due: now - max(runAt, createdAt). Scheduled actions (runAt in the future), paused ones, ones whose type has no ' +
+      "rate-limit token now, and actions waiting behind their group's head do not count. Null when no action is claimable.",
   })
   oldestPendingAgeSeconds: number | null;
 

@@ -20,9 +20,16 @@ export interface QueueStats {
   byStatus: Record<ActionStatus, number>;
   /** Statuses whose count is an estimate (empty while the table is small). */
   estimated: ActionStatus[];
-  /** Pending actions split: `due` heads (claimable now), `scheduled` heads (runAt in the future), `behindHead` (waiting for an earlier action of their group). */
-  pendingBreakdown: { due: number; scheduled: number; behindHead: number };
-  /** Seconds the oldest due, claimable action has waited since it became due; null when none is due. */
+  /**
+   * Pending actions split into states that sum to `byStatus.pending`: `due`
+   * heads (claimable now), `scheduled` heads (runAt in the future), `paused`
+   * heads (held back by a pause of the queue, their type or their group,
+   * whatever their runAt), `waitingForRateLimit` heads (not paused, held back
+   * until their type's or group's bucket has a token), `behindHead` (waiting
+   * for an earlier action of their group).
+   */
+  pendingBreakdown: { due: number; scheduled: number; paused: number; waitingForRateLimit: number; behindHead: number };
+  /** Seconds the oldest due, claimable action (not paused, not waiting for a token) has waited since it became due; null when none. */
   oldestPendingAgeSeconds: number | null;
   /** Groups held by a failed head under the `block` policy. */
   blockedGroups: number;
@@ -44,6 +51,10 @@ interface StatsRow {
   cancelled_estimate: number;
   due_heads: number;
   scheduled_heads: number;
+  paused_due: number;
+  paused_scheduled: number;
+  rate_due: number;
+  rate_scheduled: number;
   oldest_due_age_s: number | null;
   blocked_groups: number;
   paused_queue: boolean;
@@ -82,10 +93,21 @@ export async function readQueueStats(run: RunQuery): Promise<QueueStats> {
     estimated.push('done');
   }
   const pendingHeads = row.due_heads + row.scheduled_heads;
+  // Paused and rate-limited heads are taken out of the due / scheduled heads they were counted in.
+  // While the queue is paused every head is (the statement does not walk them to say so).
+  const pausedDue = row.paused_queue ? row.due_heads : row.paused_due;
+  const pausedScheduled = row.paused_queue ? row.scheduled_heads : row.paused_scheduled;
+  const pendingBreakdown = {
+    due: Math.max(0, row.due_heads - pausedDue - row.rate_due),
+    scheduled: Math.max(0, row.scheduled_heads - pausedScheduled - row.rate_scheduled),
+    paused: pausedDue + pausedScheduled,
+    waitingForRateLimit: row.rate_due + row.rate_scheduled,
+    behindHead: Math.max(0, byStatus.pending - pendingHeads),
+  };
   return {
     byStatus,
     estimated: ACTION_STATUSES.filter((s) => estimated.includes(s)),
-    pendingBreakdown: { due: row.due_heads, scheduled: row.scheduled_heads, behindHead: Math.max(0, byStatus.pending - pendingHeads) },
+    pendingBreakdown,
     oldestPendingAgeSeconds: row.oldest_due_age_s === null ? null : Math.max(0, row.oldest_due_age_s),
     blockedGroups: row.blocked_groups,
     paused: { queue: row.paused_queue, types: row.paused_types, groups: row.paused_groups },

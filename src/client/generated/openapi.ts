@@ -1162,15 +1162,25 @@ export interface components {
     };
     PendingBreakdownDto: {
       /**
-       * @description Pending heads whose runAt has passed: claimable now
+       * @description Pending heads whose runAt has passed, neither paused nor waiting for a token: claimable now
        * @example 2
        */
       due: number;
       /**
-       * @description Pending heads whose runAt is in the future
+       * @description Pending heads whose runAt is in the future (neither paused nor held back by a group rate limit)
        * @example 1
        */
       scheduled: number;
+      /**
+       * @description Pending heads held back by a pause of the queue, their type or their group, whatever their runAt
+       * @example 1
+       */
+      paused: number;
+      /**
+       * @description Pending heads, not paused, waiting for a token of their type's or their group's rate limit (due ones beyond what the bucket allows now)
+       * @example 0
+       */
+      waitingForRateLimit: number;
       /**
        * @description Pending actions waiting for an earlier action of their group
        * @example 12
@@ -1215,7 +1225,7 @@ export interface components {
       estimated: ('pending' | 'running' | 'done' | 'failed' | 'cancelled')[];
       pendingBreakdown: components['schemas']['PendingBreakdownDto'];
       /**
-       * @description Seconds the oldest due, claimable action (a pending group head, or an ungrouped pending action, with runAt passed) has waited since it became due: now - max(runAt, createdAt). Scheduled actions (runAt in the future) and actions waiting behind their group's head do not count. Null when no action is due.
+       * @description Seconds the oldest due, claimable action (a pending group head, or an ungrouped pending action, with runAt passed) has waited since it became due: now - max(runAt, createdAt). Scheduled actions (runAt in the future), paused ones, ones whose type has no rate-limit token now, and actions waiting behind their group's head do not count. Null when no action is claimable.
        * @example 1.5
        */
       oldestPendingAgeSeconds: number | null;

@@ -5,7 +5,7 @@ import { ActionButtons } from '../components/action-buttons';
 import { ErrorNotice } from '../components/error-notice';
 import { GroupName } from '../components/group-name';
 import { StatusBadge } from '../components/status-badge';
-import { formatInstant, formatJson, formatSpan } from '../format';
+import { formatInstant, formatJson, formatSpan, formatRuns } from '../format';
 import { usePoll } from '../use-poll';
 
 const REFRESH_MS = 3_000;
@@ -47,7 +47,7 @@ export function ActionPage({ id }: { id: string }) {
                 <tr>
                   <th scope="row">attempts</th>
                   <td>
-                    {a.chargedAttempts} of {a.maxAttempts} charged, {a.attempts} run in all (on failure: {a.onFailure})
+                    <span data-testid="action-runs">{formatRuns(a)}</span> (at most {a.maxAttempts} charged; on failure: {a.onFailure})
                   </td>
                 </tr>
                 <tr>

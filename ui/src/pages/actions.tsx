@@ -5,7 +5,7 @@ import type { ActionsPage, ActionStatus } from '../api-types';
 import { ErrorNotice } from '../components/error-notice';
 import { GroupName } from '../components/group-name';
 import { StatusBadge } from '../components/status-badge';
-import { formatInstant } from '../format';
+import { formatInstant, formatRuns } from '../format';
 import { usePoll } from '../use-poll';
 
 const REFRESH_MS = 5_000;
@@ -18,21 +18,34 @@ interface Filters {
   groupKey: string;
 }
 
-/** The filter form; applies on submit. */
+/**
+ * The filter form. The Status list applies at once, as every other list and
+ * button of the dashboard; the text fields on Enter or Filter (applying them
+ * keystroke by keystroke would query a half-typed type or lock id).
+ */
 function FilterForm({ initial, onApply }: { initial: Filters; onApply: (f: Filters) => void }) {
   const [draft, setDraft] = useState(initial);
   const set = (name: keyof Filters) => (e: Event) => setDraft({ ...draft, [name]: (e.target as HTMLInputElement).value });
+  const apply = (f: Filters) => onApply({ status: f.status, type: f.type.trim(), lockId: f.lockId.trim(), groupKey: f.groupKey });
   return (
     <form
       class="filters"
       onSubmit={(event) => {
         event.preventDefault();
-        onApply({ status: draft.status, type: draft.type.trim(), lockId: draft.lockId.trim(), groupKey: draft.groupKey });
+        apply(draft);
       }}
     >
       <label>
         Status
-        <select name="status" value={draft.status} onChange={set('status')}>
+        <select
+          name="status"
+          value={draft.status}
+          onChange={(e) => {
+            const next = { ...draft, status: (e.target as HTMLSelectElement).value };
+            setDraft(next);
+            apply(next);
+          }}
+        >
           <option value="">any</option>
           {STATUSES.map((s) => (
             <option key={s} value={s}>
@@ -119,37 +132,40 @@ export function Actions() {
       {page.data && items.length === 0 && <p>No action matches.</p>}
       {items.length > 0 && (
         <div class="overflow-auto">
-          <table class="striped" data-testid="actions-table">
+          <table class="striped cards" data-testid="actions-table">
             <thead>
               <tr>
                 <th scope="col">id</th>
                 <th scope="col">group</th>
                 <th scope="col">type</th>
                 <th scope="col">status</th>
-                <th scope="col">budget used</th>
+                <th scope="col">runs</th>
                 <th scope="col">created</th>
                 <th scope="col">finished</th>
               </tr>
             </thead>
             <tbody>
               {items.map((a) => (
-                <tr key={a.id}>
-                  <td>
+                <tr key={a.id} data-action-id={a.id}>
+                  <td data-label="id">
                     <Link href={`/actions/${a.id}`}>#{a.id}</Link>
                   </td>
-                  <td>
+                  <td data-label="group">
                     <GroupName lockId={a.lockId} groupKey={a.groupKey} />
                   </td>
-                  <td>{a.type}</td>
-                  <td>
+                  <td data-label="type">{a.type}</td>
+                  <td data-label="status">
                     <StatusBadge value={a.status} />
                   </td>
-                  {/* The budget: attempts charged (a retry grants it afresh; releases are free) of maxAttempts. */}
-                  <td title={`${a.attempts} run(s) in all`}>
-                    {a.chargedAttempts}/{a.maxAttempts}
+                  <td data-label="runs" data-testid="action-runs">
+                    {formatRuns(a)}
                   </td>
-                  <td class="nowrap">{formatInstant(a.createdAt)}</td>
-                  <td class="nowrap">{formatInstant(a.finishedAt)}</td>
+                  <td data-label="created" class="nowrap">
+                    {formatInstant(a.createdAt)}
+                  </td>
+                  <td data-label="finished" class="nowrap">
+                    {formatInstant(a.finishedAt)}
+                  </td>
                 </tr>
               ))}
             </tbody>

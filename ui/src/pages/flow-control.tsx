@@ -1,40 +1,19 @@
 import { useState } from 'preact/hooks';
 import { apiDelete, apiGet, apiPostJson } from '../api';
-import type { DrainResource, PauseResource, RateLimitResource } from '../api-types';
+import type { DrainResource, PauseResource } from '../api-types';
 import { ErrorNotice } from '../components/error-notice';
 import { GroupName } from '../components/group-name';
 import { formatInstant } from '../format';
+import { groupTarget } from '../group-target';
+import { useAction } from '../use-action';
 import { usePoll } from '../use-poll';
+import { RateLimits } from './rate-limits';
 
 const REFRESH_MS = 5_000;
 /** Pauses shown at most (GET /pauses pages by 100 at most; more than that is a script's job). */
 const PAUSES_SHOWN = 100;
-/** What the API takes as a lock id (a signed 64-bit decimal); anything else in the group field is a group key. */
-const LOCK_ID = /^-?\d{1,19}$/;
 
 type PauseScope = PauseResource['scope'];
-
-/**
- * Runs one flow-control request with a busy flag and an error, then asks the
- * section to reload (its figures change on every instance at once).
- */
-function useAction(onDone: () => void) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<Error>();
-  const run = async (request: () => Promise<unknown>) => {
-    setBusy(true);
-    setError(undefined);
-    try {
-      await request();
-    } catch (e) {
-      setError(e as Error);
-    } finally {
-      setBusy(false);
-      onDone();
-    }
-  };
-  return { busy, error, run };
-}
 
 /** The queue as a whole (GET /queue/drain): running, paused, or drained; pause, drain and resume it. */
 function QueueState({ generation, onDone }: { generation: number; onDone: () => void }) {
@@ -91,8 +70,7 @@ function pauseBody(scope: PauseScope, target: string, reason: string): object {
   const why = reason.trim() === '' ? {} : { reason: reason.trim() };
   if (scope === 'queue') return { scope, ...why };
   if (scope === 'type') return { scope, type: target.trim(), ...why };
-  const t = target.trim();
-  return LOCK_ID.test(t) ? { scope, lockId: t, ...why } : { scope, groupKey: t, ...why };
+  return { scope, ...groupTarget(target), ...why };
 }
 
 /** Pause a group (lock id or group key), an action type or the whole queue (POST /pauses). */
@@ -166,7 +144,7 @@ function Pauses({ generation, onDone }: { generation: number; onDone: () => void
         <p data-testid="pauses-empty">Nothing is paused.</p>
       ) : (
         <div class="overflow-auto">
-          <table class="striped" data-testid="pauses">
+          <table class="striped cards" data-testid="pauses">
             <thead>
               <tr>
                 <th scope="col">id</th>
@@ -183,15 +161,19 @@ function Pauses({ generation, onDone }: { generation: number; onDone: () => void
             <tbody>
               {items.map((p) => (
                 <tr key={p.id} data-pause-id={p.id} data-scope={p.scope} data-lock-id={p.lockId ?? ''}>
-                  <td>{p.id}</td>
-                  <td>{p.scope}</td>
-                  <td>
+                  <td data-label="id">{p.id}</td>
+                  <td data-label="scope">{p.scope}</td>
+                  <td data-label="what">
                     <PauseTarget pause={p} />
                   </td>
-                  <td>{p.reason ?? '–'}</td>
-                  <td class="nowrap">{formatInstant(p.createdAt)}</td>
-                  <td class="nowrap">{p.until ? formatInstant(p.until) : 'until resumed'}</td>
-                  <td>
+                  <td data-label="reason">{p.reason ?? '–'}</td>
+                  <td data-label="since" class="nowrap">
+                    {formatInstant(p.createdAt)}
+                  </td>
+                  <td data-label="until" class="nowrap">
+                    {p.until ? formatInstant(p.until) : 'until resumed'}
+                  </td>
+                  <td class="card-actions">
                     <button
                       type="button"
                       class="outline"
@@ -213,52 +195,11 @@ function Pauses({ generation, onDone }: { generation: number; onDone: () => void
   );
 }
 
-/** Rate limits in force (GET /rate-limits); read-only here, set by PUT /rate-limits/:type. */
-function RateLimits({ generation }: { generation: number }) {
-  const limits = usePoll((signal) => apiGet<{ items: RateLimitResource[] }>('/rate-limits', signal), REFRESH_MS, [generation]);
-  const items = limits.data?.items ?? [];
-  return (
-    <div>
-      <h4>Rate limits</h4>
-      <ErrorNotice error={limits.error} />
-      {items.length === 0 ? (
-        <p data-testid="rate-limits-empty">No action type is rate limited.</p>
-      ) : (
-        <div class="overflow-auto">
-          <table class="striped" data-testid="rate-limits">
-            <thead>
-              <tr>
-                <th scope="col">type</th>
-                <th scope="col">per second</th>
-                <th scope="col">burst</th>
-                <th scope="col">from</th>
-                <th scope="col">changed</th>
-              </tr>
-            </thead>
-            <tbody>
-              {items.map((l) => (
-                <tr key={l.type}>
-                  <td>
-                    <code>{l.type}</code>
-                  </td>
-                  <td>{l.perSecond}</td>
-                  <td>{l.burst}</td>
-                  <td>{l.source === 'override' ? 'override' : 'handler default'}</td>
-                  <td class="nowrap">{formatInstant(l.updatedAt)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-    </div>
-  );
-}
-
 /**
  * Flow control (docs/flow-control.md): the queue's state with pause, drain and
  * resume; a form to pause a group, a type or the queue; the active pauses with
- * a Resume button each; the rate limits in force. Every control is a row in
+ * a Resume button each; the rate limits per type and per group, with their
+ * editor. Every control is a row in
  * the database, obeyed by every instance at its next claim.
  */
 export function FlowControl() {
@@ -270,7 +211,7 @@ export function FlowControl() {
       <QueueState generation={generation} onDone={changed} />
       <PauseForm onDone={changed} />
       <Pauses generation={generation} onDone={changed} />
-      <RateLimits generation={generation} />
+      <RateLimits generation={generation} onDone={changed} />
     </section>
   );
 }

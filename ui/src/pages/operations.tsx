@@ -20,7 +20,7 @@ function Schedules() {
         <p data-testid="schedules-empty">No recurring action.</p>
       ) : (
         <div class="overflow-auto">
-          <table class="striped" data-testid="schedules">
+          <table class="striped cards" data-testid="schedules">
             <thead>
               <tr>
                 <th scope="col">name</th>
@@ -36,18 +36,20 @@ function Schedules() {
             <tbody>
               {items.map((s) => (
                 <tr key={s.name}>
-                  <td>{s.name}</td>
-                  <td class="nowrap">
+                  <td data-label="name">{s.name}</td>
+                  <td data-label="cron" class="nowrap">
                     <code>{s.cron}</code>
                   </td>
-                  <td>{s.timeZone}</td>
-                  <td>{s.type}</td>
-                  <td class="nowrap" data-testid="schedule-next-run">
+                  <td data-label="time zone">{s.timeZone}</td>
+                  <td data-label="type">{s.type}</td>
+                  <td data-label="next run" class="nowrap" data-testid="schedule-next-run">
                     {formatInstant(s.nextRunAt)}
                   </td>
-                  <td class="nowrap">{formatInstant(s.lastRunAt)}</td>
-                  <td>{s.catchUp === 'fill' ? `fill ${s.catchUpLimit}` : 'skip'}</td>
-                  <td>{s.skippedTicks}</td>
+                  <td data-label="last run" class="nowrap">
+                    {formatInstant(s.lastRunAt)}
+                  </td>
+                  <td data-label="catch-up">{s.catchUp === 'fill' ? `fill ${s.catchUpLimit}` : 'skip'}</td>
+                  <td data-label="skipped">{s.skippedTicks}</td>
                 </tr>
               ))}
             </tbody>
@@ -173,7 +175,7 @@ function Audit({ generation }: { generation: number }) {
         <p>None yet.</p>
       ) : (
         <div class="overflow-auto">
-          <table class="striped" data-testid="bulk-audit">
+          <table class="striped cards" data-testid="bulk-audit">
             <thead>
               <tr>
                 <th scope="col">id</th>
@@ -188,18 +190,22 @@ function Audit({ generation }: { generation: number }) {
             <tbody>
               {items.map((o) => (
                 <tr key={o.id}>
-                  <td>{o.id}</td>
-                  <td>
+                  <td data-label="id">{o.id}</td>
+                  <td data-label="operation">
                     {o.operation}
                     {o.dryRun ? ' (dry run)' : ''}
                   </td>
-                  <td class="nowrap">{o.actor}</td>
-                  <td class="nowrap">{formatInstant(o.startedAt)}</td>
-                  <td>
+                  <td data-label="who" class="nowrap">
+                    {o.actor}
+                  </td>
+                  <td data-label="when" class="nowrap">
+                    {formatInstant(o.startedAt)}
+                  </td>
+                  <td data-label="filter">
                     <code>{JSON.stringify(o.filter)}</code>
                   </td>
-                  <td>{o.matched}</td>
-                  <td>{o.error ? `${o.applied} (stopped: ${o.error})` : o.applied}</td>
+                  <td data-label="matched">{o.matched}</td>
+                  <td data-label="applied">{o.error ? `${o.applied} (stopped: ${o.error})` : o.applied}</td>
                 </tr>
               ))}
             </tbody>

@@ -81,8 +81,10 @@ export function Overview() {
           <div class="figures">
             <Figure label="due, waiting" testId="count-due" value={formatCount(s.pendingBreakdown.due)} note="claimable now" />
             <Figure label="scheduled" testId="count-scheduled" value={formatCount(s.pendingBreakdown.scheduled)} note="runAt in the future" />
+            <Figure label="paused" testId="count-paused" value={formatCount(s.pendingBreakdown.paused)} note="held by a pause" />
+            <Figure label="rate limited" testId="count-rate-limited" value={formatCount(s.pendingBreakdown.waitingForRateLimit)} note="waiting for a token" />
             <Figure label="behind a head" testId="count-behind" value={formatCount(s.pendingBreakdown.behindHead)} note="waiting for their group" />
-            <Figure label="oldest due" testId="oldest-due" value={formatSeconds(s.oldestPendingAgeSeconds)} note="since it became due" />
+            <Figure label="oldest due" testId="oldest-due" value={formatSeconds(s.oldestPendingAgeSeconds)} note="claimable, since it became due" />
             <article class="figure">
               <h3>blocked groups</h3>
               <p class="figure-value" data-testid="count-blocked">
