@@ -85,15 +85,19 @@ describe('one holder per group under thread isolation', () => {
   it.each([
     ['a stray rejection', 'rejection', 1],
     ['a stray timer error', 'timer', 2],
-  ])('retries after %s only once the thread has exited', async (label, stray, lockId) => {
-    const executions = await group(lockId, 'test.thread-hold', { stray, ms: 3_000, sliceMs: 1_000 });
-    expectOneHolder(label, executions);
-    expect(executions).toHaveLength(3); // two attempts (both failed by their stray) and the follower
-    const { rows } = await c.query(`SELECT outcome, error FROM action_attempts WHERE lock_id = $1 AND outcome <> 'done' ORDER BY id`, [lockId]);
-    expect(rows.map((r: { outcome: string; error: string }) => `${r.outcome}: ${r.error.split(' from action')[0]}`)).toEqual(
-      [1, 2].map(() => `error: stray ${stray === 'timer' ? 'timer error' : 'rejection'}`),
-    );
-  }, 45_000);
+  ])(
+    'retries after %s only once the thread has exited',
+    async (label, stray, lockId) => {
+      const executions = await group(lockId, 'test.thread-hold', { stray, ms: 3_000, sliceMs: 1_000 });
+      expectOneHolder(label, executions);
+      expect(executions).toHaveLength(3); // two attempts (both failed by their stray) and the follower
+      const { rows } = await c.query(`SELECT outcome, error FROM action_attempts WHERE lock_id = $1 AND outcome <> 'done' ORDER BY id`, [lockId]);
+      expect(rows.map((r: { outcome: string; error: string }) => `${r.outcome}: ${r.error.split(' from action')[0]}`)).toEqual(
+        [1, 2].map(() => `error: stray ${stray === 'timer' ? 'timer error' : 'rejection'}`),
+      );
+    },
+    45_000,
+  );
 
   it('retries after a timeout only once the thread has exited', async () => {
     const executions = await group(3, 'test.thread-hold-timeout', { ms: 4_000, sliceMs: 2_000 });

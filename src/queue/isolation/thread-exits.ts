@@ -54,7 +54,8 @@ export class ThreadExits {
     if (!thread) return;
     void thread.worker.terminate().catch(() => undefined);
     const slow = setTimeout(
-      () => this.warn(`Handler thread ${threadId} of ${what} has not exited ${SLOW_EXIT_WARNING_MS} ms after it was stopped; its group stays held until it does`),
+      () =>
+        this.warn(`Handler thread ${threadId} of ${what} has not exited ${SLOW_EXIT_WARNING_MS} ms after it was stopped; its group stays held until it does`),
       SLOW_EXIT_WARNING_MS,
     );
     slow.unref();
