@@ -1,8 +1,15 @@
 import type { Worker } from 'node:worker_threads';
-import type { Piscina } from 'piscina';
 
 /** After this long waiting for a stopped handler thread to exit, say so once (ms); the wait goes on. */
 const SLOW_EXIT_WARNING_MS = 5_000;
+
+/** What ThreadExits needs of a thread pool (Piscina's API; no import of its types, which the API report cannot read). */
+export interface WatchablePool {
+  /** Piscina's `workerCreate` event, with the new thread's id. */
+  on(event: 'workerCreate', listener: (created: { id: number }) => void): unknown;
+  /** The pool's threads now. */
+  readonly threads: Worker[];
+}
 
 /** A handler thread of a pool, until it has exited. */
 interface WatchedThread {
@@ -29,7 +36,7 @@ export class ThreadExits {
    * Watches every thread `pool` starts (Piscina's `workerCreate`, emitted
    * before the thread gets its first task).
    */
-  watch(pool: Piscina): void {
+  watch(pool: WatchablePool): void {
     pool.on('workerCreate', (created: { id: number }) => {
       const worker = pool.threads.find((w) => w.threadId === created.id);
       if (!worker || this.threads.has(created.id)) return;
