@@ -18,8 +18,8 @@ export interface ActionHandlerOptions {
    * End the attempt after this many ms: the signal aborts with a
    * HandlerTimeoutError and the attempt ends at once as a `timeout` (retried
    * while the budget lasts). A handler that ignores its signal keeps its slot
-   * until it returns; with `isolation: 'thread'` its thread is terminated,
-   * and the time counts from when the handler starts in its thread (a new
+   * until it returns; with `isolation: 'thread'` its thread is terminated
+   * (the attempt ends once the thread has exited), and the time counts from when the handler starts in its thread (a new
    * thread first loads the handler's file, allowed up to 30 s more).
    * Default: none.
    */
@@ -38,7 +38,9 @@ export interface ActionHandlerOptions {
    * `'process'` (default): the handler runs in the service's event loop.
    * `'thread'`: each attempt runs in a worker thread of a pool kept for this
    * type. A timeout terminates the thread, an out-of-memory or crash ends only
-   * that attempt, and a busy loop never stalls heartbeats. The handler's file
+   * that attempt, and a busy loop never stalls heartbeats. An attempt ended
+   * before its handler settled (timeout, stray error, cancel, shutdown)
+   * ends, and releases its group, only once its thread has exited. The handler's file
    * is loaded in the thread: the class is built with no arguments, or, when the
    * file also exports a Nest module that provides it, through that module
    * (bootstrapped once per thread). It has no access to the service's DI

@@ -86,6 +86,8 @@ const THREAD_START_ALLOWANCE_MS = 30_000;
  * - timeout (`timeoutMs`) or a stray error: at once, as a charged failure
  *   (retried while the budget lasts); a handler that ignores its signal is
  *   left running (its slot stays taken) and its late result is discarded;
+ *   with `isolation: 'thread'`, every end but the handler's own settling
+ *   waits for its thread to exit (terminated), so it ends with the handler;
  * - shutdown: released once the handler stops (at most about 2 s);
  * - cancellation: `cancelled` once the handler stops; if it does not, nothing
  *   is recorded and the lease, no longer renewed, expires (then `cancelled`);
@@ -237,7 +239,8 @@ export class AttemptRunner {
   /**
    * Starts a handler and waits for it to settle or, sooner, for its signal
    * to abort (the timeout, a stray error, a lease lost or expiring, a
-   * cancel, shutdown); after an abort, waits the grace for it to settle.
+   * cancel, shutdown); after an abort, waits the grace for it to settle
+   * (for a thread-isolated handler: until its thread has exited).
    */
   private async drive(
     registered: RegisteredHandler,
@@ -282,8 +285,12 @@ export class AttemptRunner {
     if (first === 'aborted' || signal.aborted) {
       const reason: unknown = signal.reason;
       const settled = outcome.then(() => undefined);
-      const graceMs = reason instanceof ShutdownError || reason instanceof CancelRequestedError ? this.abortGraceMs : SETTLE_GRACE_MS;
-      await waitAtMost(settled, graceMs);
+      // A thread-isolated handler settles once its thread has exited
+      // (HandlerThreads): waited for in full, however long, so that its code
+      // never runs beside the next attempt of its group (G2). The lease is
+      // renewed meanwhile. A handler in this process cannot be stopped: it gets a grace.
+      if (registered.options.isolation === 'thread') await settled;
+      else await waitAtMost(settled, reason instanceof ShutdownError || reason instanceof CancelRequestedError ? this.abortGraceMs : SETTLE_GRACE_MS);
       return { aborted: true, reason, stray, settled, settledAtEnd, outcome: settledWith };
     }
     return { aborted: false, outcome: first, settled: SETTLED, settledAtEnd: true };

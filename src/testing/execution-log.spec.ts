@@ -19,6 +19,18 @@ const ev = (id: string, lock: string | null, attempt: number, pid: number, e: 's
 const run = (id: string, lock: string | null, attempt: number, start: number, end: number, pid = 1): Execution => ({ id, lock, attempt, pid, start, end });
 
 describe('execution log checks', () => {
+  it('ends an execution in a worker thread that logged no end at its thread exit, before its process died', () => {
+    const inThread = (e: ExecutionEvent, thread: number): ExecutionEvent => ({ ...e, thread });
+    const exit: ExecutionEvent = { id: '', lock: null, attempt: 0, pid: 10, ev: 'exit', t: 250, thread: 4 };
+    const events = [inThread(ev('1', '7', 1, 10, 'start', 100), 4), exit, inThread(ev('1', '7', 2, 10, 'start', 240), 5)];
+    const executions = pairExecutions(events, new Map([[10, 900]]));
+    expect(executions).toEqual([
+      { ...run('1', '7', 1, 100, 250, 10), thread: 4 },
+      { ...run('1', '7', 2, 240, 900, 10), thread: 5 },
+    ]);
+    expect(executionOverlaps(executions)).toEqual([expect.objectContaining({ lock: '7', overlapMs: 10 })]);
+  });
+
   it('pairs start and end events per action, attempt and process; a dead process ends its open executions', () => {
     const events = [ev('1', '7', 1, 10, 'start', 100), ev('2', '8', 1, 11, 'start', 110), ev('1', '7', 1, 10, 'end', 200), ev('3', '9', 1, 10, 'start', 300)];
     expect(pairExecutions(events, new Map([[11, 500]]))).toEqual([

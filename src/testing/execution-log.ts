@@ -6,20 +6,30 @@
  * log. Published in `ordered-action-queue/testing` so that users can log
  * their own handlers the same way.
  */
+import { subscribe } from 'node:diagnostics_channel';
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { isMainThread, threadId, Worker } from 'node:worker_threads';
 
 /**
  * One line of the execution log: a handler really starting or stopping.
  * @publicApi
  */
 export interface ExecutionEvent {
+  /** The action's id ('' for `exit`). */
   id: string;
   lock: string | null;
   attempt: number;
   pid: number;
-  ev: 'start' | 'end';
+  /**
+   * `start`/`end` of a handler; `exit`: worker thread `thread` of process
+   * `pid` has exited (written by {@link logThreadExits}), so no handler can
+   * run in it any more.
+   */
+  ev: 'start' | 'end' | 'exit';
   /** Date.now() (ms); every process of a test runs on one host. */
   t: number;
+  /** The worker thread's id, for a handler run in a worker thread (and for `exit`). */
+  thread?: number;
 }
 
 /**
@@ -31,9 +41,11 @@ export interface Execution {
   lock: string | null;
   attempt: number;
   pid: number;
+  /** The worker thread it ran in, if it did. */
+  thread?: number;
   /** When it started (Date.now() ms). */
   start: number;
-  /** When it stopped: its end event, else the death of its process, else Infinity. */
+  /** When it stopped: its end event, else the exit of its thread, else the death of its process, else Infinity. */
   end: number;
 }
 
@@ -85,24 +97,58 @@ export function logExecution(action: { id: string; lockId: string | null; attemp
   const file = process.env.EXEC_LOG;
   if (!file) return;
   const line: ExecutionEvent = { id: action.id, lock: action.lockId, attempt: action.attempt, pid: process.pid, ev, t: Date.now() };
+  if (!isMainThread) line.thread = threadId;
   appendFileSync(file, `${JSON.stringify(line)}\n`);
+}
+
+let threadExitsLogged = false;
+
+/**
+ * From now on, appends an `exit` event to the execution log (EXEC_LOG) when
+ * any worker thread of this process exits (its Worker's `exit` event, seen
+ * from the thread that created it): the end of an execution in that thread
+ * that never logged one (terminated, or its thread exited under it). Call it
+ * once, in the main thread of the service process, before handlers run.
+ * No-op when EXEC_LOG is unset or when called again.
+ * @publicApi
+ */
+export function logThreadExits(): void {
+  const file = process.env.EXEC_LOG;
+  if (!file || threadExitsLogged) return;
+  threadExitsLogged = true;
+  // Published by Node for every Worker created in this process (Node >= 16.?; checked on 20).
+  subscribe('worker_threads', (message) => {
+    const worker = (message as { worker?: Worker }).worker;
+    if (!worker) return;
+    const thread = worker.threadId;
+    worker.once('exit', () => {
+      const line: ExecutionEvent = { id: '', lock: null, attempt: 0, pid: process.pid, ev: 'exit', t: Date.now(), thread };
+      appendFileSync(file, `${JSON.stringify(line)}\n`);
+    });
+  });
 }
 
 /**
  * Pairs the start and end events of an execution log into executions.
  *
- * @param events the log's events, in the order they were written.
+ * @param events the log's events, in the order they were written; an
+ *   execution in a worker thread that logged no end ends at its thread's `exit` event.
  * @param deaths when each process died (pid → Date.now() ms): the end of its executions that never logged one.
  * @returns one execution per start event, in log order.
  * @publicApi
  */
 export function pairExecutions(events: readonly ExecutionEvent[], deaths: ReadonlyMap<number, number> = new Map()): Execution[] {
+  const threadExits = new Map<string, number>();
+  for (const e of events) if (e.ev === 'exit') threadExits.set(`${e.pid}:${e.thread}`, e.t);
   const open = new Map<string, Execution>();
   const all: Execution[] = [];
   for (const e of events) {
+    if (e.ev === 'exit') continue;
     const key = `${e.id}:${e.attempt}:${e.pid}`;
     if (e.ev === 'start') {
-      const execution = { id: e.id, lock: e.lock, attempt: e.attempt, pid: e.pid, start: e.t, end: deaths.get(e.pid) ?? Infinity };
+      const exit = e.thread === undefined ? undefined : threadExits.get(`${e.pid}:${e.thread}`);
+      const execution: Execution = { id: e.id, lock: e.lock, attempt: e.attempt, pid: e.pid, start: e.t, end: exit ?? deaths.get(e.pid) ?? Infinity };
+      if (e.thread !== undefined) execution.thread = e.thread;
       open.set(key, execution);
       all.push(execution);
     } else {

@@ -23,7 +23,7 @@ export type {
   TraceOutcome,
   TraceReport,
 } from './trace-checker';
-export { executionOverlaps, executionsPastDeadline, logExecution, pairExecutions, readExecutions } from './execution-log';
+export { executionOverlaps, executionsPastDeadline, logExecution, logThreadExits, pairExecutions, readExecutions } from './execution-log';
 export type { Execution, ExecutionDeadline, ExecutionEvent, ExecutionOverlap, LateExecution } from './execution-log';
 export { freePort, startServiceProcess } from './service-process';
 export type { ServiceProcess, ServiceProcessOptions } from './service-process';

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { getHeapStatistics } from 'node:v8';
+import { threadId } from 'node:worker_threads';
 import { Logger, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ACTION_HANDLER_METADATA } from '../../handlers/action-handler.constants';
@@ -12,7 +13,7 @@ import { PermanentFailureError } from '../../handlers/permanent-failure.error';
 import { backOffRequested, throwBackOff } from '../../handlers/retry-after.error';
 import { jsonLengthExceeds, toResultJson } from '../handler-result';
 import { describeThrown, isPermanentFailure } from '../thrown-value';
-import { RETIRED_THREAD_EXIT_CODE, ThreadChunkOutcome, ThreadTask, ThreadTaskResult } from './thread-task';
+import { RETIRED_THREAD_EXIT_CODE, ThreadChunkOutcome, ThreadTask, ThreadTaskAnswer, ThreadTaskResult } from './thread-task';
 
 /** A result's JSON text may take at most this fraction of the thread's heap (it is written once, then copied out). */
 const RESULT_HEAP_SHARE = 4;
@@ -44,8 +45,10 @@ process.on('uncaughtException', (error) => onStrayError('uncaught exception', er
  * attempt that left it while that attempt runs, else only logged (its
  * attempt ended already); never to another attempt. Idle threads run their
  * event loop (the pool's `atomics: 'disabled'`), so a leftover timer fires
- * here rather than in the next task. The thread is retired (exits, the pool
- * starts a fresh one) once idle: it may hold more of the culprit's leftovers.
+ * here rather than in the next task. The thread is retired: it takes no new
+ * task, and its answer says `retiring`, on which the service terminates it
+ * and ends the attempt only once it has exited (the handler may still be
+ * running: its promise is not settled). Idle, it exits by itself.
  */
 function onStrayError(kind: string, error: unknown): void {
   const scope = attemptScope.getStore();
@@ -78,9 +81,20 @@ function retireIfIdle(): void {
  * Runs one attempt in a handler thread (a Piscina worker; see
  * HandlerThreads). The thread never gets an abort: a timeout terminates it.
  * Errors come back described (name, message, stack, whether permanent), the
- * result as JSON text, so nothing that cannot cross a thread is sent.
+ * result as JSON text, so nothing that cannot cross a thread is sent. A
+ * retiring thread, or a task the service withdrew, is refused untaken: the
+ * handler does not run.
  */
 export default async function runAttemptInThread(task: ThreadTask): Promise<ThreadTaskResult> {
+  // Taken under compareExchange: the service withdraws a task the same way, so
+  // it knows either that this thread runs it or that none ever will.
+  if (retiring || Atomics.compareExchange(task.takenBy, 0, 0, threadId) !== 0) return { refused: true };
+  const answer = await runTaken(task);
+  return retiring ? { ...answer, retiring: true } : answer;
+}
+
+/** Runs a task this thread has taken; see runAttemptInThread. */
+async function runTaken(task: ThreadTask): Promise<ThreadTaskAnswer> {
   const label = `action ${task.action.id} (${task.type}, attempt ${task.action.attempt})`;
   let scope: AttemptScope | undefined;
   attemptsRunning++;

@@ -11,7 +11,8 @@ import { SETTINGS } from '../../config/settings.token';
 import { shutdownStep, THREAD_STOP_TIMEOUT_MS } from '../../shutdown-steps';
 import { SerializedResult } from '../handler-result';
 import type { ChunkOutcome } from '../../handlers/chunk-handler.host';
-import { RETIRED_THREAD_EXIT_CODE, ThreadChunkOutcome, ThreadTask, ThreadTaskResult } from './thread-task';
+import { RETIRED_THREAD_EXIT_CODE, TASK_WITHDRAWN, ThreadChunkOutcome, ThreadTask, ThreadTaskResult } from './thread-task';
+import { ThreadExits } from './thread-exits';
 
 /**
  * Most threads of one handler type, whatever WORKER_CONCURRENCY (up to 1 000).
@@ -48,10 +49,17 @@ export class ThreadTaskError extends Error {
 
 /** Piscina's error for a task whose thread exited while it ran; the code says why. */
 const RETIRED_THREAD_EXIT = new RegExp(`worker exited with code: ${RETIRED_THREAD_EXIT_CODE}$`);
+/**
+ * Piscina's errors for a task whose thread exited or was terminated before it
+ * answered: for a task no thread took, its thread was retiring (terminated
+ * after another attempt's stray error, or exiting idle).
+ */
+const THREAD_GONE = /^(worker exited with code: \d+|Terminating worker thread)$/;
 
 /**
  * An attempt the pool gave to a thread that was retiring after another
- * attempt's stray error: not this attempt's fault, so it is released, uncharged.
+ * attempt's stray error: not this attempt's fault, so it is handed to another
+ * thread (its handler never ran) or released, uncharged.
  */
 export class ThreadRetiredError extends Error {
   /** @param handlerStarted whether the handler had started in that thread (then the attempt cannot simply be handed to another). */
@@ -72,25 +80,32 @@ const MAX_HAND_OVERS = 3;
  * Runs the attempts of handlers declared with `isolation: 'thread'`, each type
  * in a pool of worker threads of its own (Piscina, with the handler's
  * `resourceLimits`). An aborted attempt (timeout, cancel, shutdown, lost
- * lease) terminates its thread, so the handler really stops; a thread that
- * dies (out of memory) ends only its attempt. Idle threads run their event
- * loop (`atomics: 'disabled'`: with Piscina's default they sleep in
- * Atomics.wait, so a handler's leftover timer fired during the next task and
- * killed an innocent action); a stray error in a thread is charged to the
+ * lease, self-fencing) terminates its thread, so the handler really stops; a
+ * thread that dies (out of memory) ends only its attempt. Idle threads run
+ * their event loop (`atomics: 'disabled'`: with Piscina's default they sleep
+ * in Atomics.wait, so a handler's leftover timer fired during the next task
+ * and killed an innocent action); a stray error in a thread is charged to the
  * attempt that left it while it runs, else logged, and the thread then
  * retires instead of being reused (handler-thread.entry.ts).
+ *
+ * One holder per group (G2): an attempt that ends other than by its thread's
+ * answer of a handler that settled (stray error, timeout, abort, a thread
+ * that died) ends only once that thread has exited (ThreadExits), however
+ * long that takes; until then the attempt runs on and its lease is renewed.
  */
 @Injectable()
 export class HandlerThreads implements OnApplicationShutdown {
   private readonly logger = new Logger(HandlerThreads.name);
   private readonly pools = new Map<string, Piscina<ThreadTask, ThreadTaskResult>>();
+  private readonly exits = new ThreadExits((message) => this.logger.warn(message));
 
   constructor(@Inject(SETTINGS) private readonly settings: QueueSettings) {}
 
   /**
    * Runs one attempt of `registered` in a thread.
    * @param onStarted called when the handler starts in its thread (once the thread has loaded and built it).
-   * @returns the result, serialised in the thread.
+   * @returns the result, serialised in the thread; only once the thread has
+   *   exited when it had to be stopped (see the class comment).
    * @throws ThreadTaskError for a handler error or a thread that died;
    *   ThreadRetiredError when its thread retired under it (another action's
    *   stray error); the abort reason when `signal` aborted.
@@ -175,14 +190,22 @@ export class HandlerThreads implements OnApplicationShutdown {
       workerId,
       startedPort: started.port2,
       members,
+      takenBy: new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT)),
     };
+    const what = `action ${action.id} attempt ${action.attempt}`;
     let answer: ThreadTaskResult;
     try {
       answer = await this.poolFor(registered).run(task, { signal, transferList: [started.port2] });
     } catch (error) {
+      // Withdrawn: a thread that has not taken the task never will; one that
+      // has is stopped, and the attempt ends only once it has exited.
+      const taker = Atomics.compareExchange(task.takenBy, 0, 0, TASK_WITHDRAWN);
+      if (taker > 0) await this.exits.stop(taker, what);
       if (signal.aborted) throw signal.reason;
       const e = error as Error & { code?: string };
-      if (RETIRED_THREAD_EXIT.test(e.message)) throw new ThreadRetiredError(handlerStarted);
+      if (RETIRED_THREAD_EXIT.test(e.message)) throw new ThreadRetiredError(handlerStarted || taker > 0);
+      // Handed to a thread that went away before taking it: its handler never ran.
+      if (taker === 0 && THREAD_GONE.test(e.message)) throw new ThreadRetiredError(false);
       const message =
         e.code === 'ERR_WORKER_OUT_OF_MEMORY'
           ? `handler thread ran out of memory (resourceLimits ${JSON.stringify(registered.options.resourceLimits ?? {})}): ${e.message}`
@@ -191,6 +214,9 @@ export class HandlerThreads implements OnApplicationShutdown {
     } finally {
       started.port1.close();
     }
+    if ('refused' in answer) throw new ThreadRetiredError(false);
+    // A stray error was raised in the thread: its handler may still be running.
+    if (answer.retiring) await this.exits.stop(Atomics.load(task.takenBy, 0), what);
     if (!answer.ok) throw new ThreadTaskError(answer.message, answer.stack, answer.permanent, answer.backOff);
     return answer;
   }
@@ -224,6 +250,7 @@ export class HandlerThreads implements OnApplicationShutdown {
       });
       // An error of a thread with no task (none expected: threads catch their stray errors) must not end the process.
       pool.on('error', (error: Error) => this.logger.error(`Handler thread of type ${registered.options.type} failed while idle: ${error.message}`));
+      this.exits.watch(pool);
       this.pools.set(registered.options.type, pool);
     }
     return pool;
