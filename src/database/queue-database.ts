@@ -5,6 +5,7 @@ import type { ActionQueueDatabaseOptions } from './queue-database-config';
 import { connectCause, connectHint, connectTarget, hostPort } from './connect-failure';
 import { buildDataSourceOptions } from './data-source-options';
 import { DEFAULT_PLACEMENT, QueuePlacement } from './queue-schema';
+import { findTransactionPooler, TransactionPoolerEvidence } from './transaction-pooler-check';
 
 /** DI token of the {@link QueueDatabase} in use. */
 export const QUEUE_DATABASE = Symbol('actions:database');
@@ -41,7 +42,9 @@ export interface QueueDatabase {
  * DataSource. For a URL it logs where it connects (host, port, database,
  * user) at once, then tries every 3 s, logging each failed attempt as it
  * happens, for at most CONNECT_DEADLINE_MS (30 s), and gives up at once on an
- * error no retry cures (unknown database, refused login). The app's DataSource
+ * error no retry cures (unknown database, refused login). Connected with
+ * DATABASE_POOLER=none, it checks that no transaction pooler is in front
+ * (transaction-pooler-check.ts) and refuses to start when one is. The app's DataSource
  * is initialised when it is not yet, and never closed by the queue.
  *
  * @param options the `database` module option.
@@ -49,6 +52,7 @@ export interface QueueDatabase {
  * @param placement schema and pooler of an own pool (DATABASE_SCHEMA, DATABASE_POOLER):
  *   its connections pin their search_path to the schema unless behind a
  *   transaction pooler (the dedicated ones do the same: pinSearchPath).
+ * @throws UnsetTransactionPoolerError when a transaction pooler is in front and `placement.pooler` is `none`.
  * @throws Error when the app's DataSource is not PostgreSQL, or when the database cannot be reached: the
  *   message names host and port, the cause and what to check (its `cause` is the last attempt's error, its `code` that error's).
  */
@@ -76,8 +80,10 @@ export async function openQueueDatabase(
     try {
       await dataSource.initialize();
       if (attempt > 1) logger.log(`Connected to PostgreSQL at ${where} at attempt ${attempt}`);
+      if (placement.pooler !== 'transaction') await refuseUnsetTransactionPooler(options.url, where, dataSource, logger);
       return { dataSource, url: options.url, owned: true };
     } catch (error) {
+      if (error instanceof UnsetTransactionPoolerError) throw error;
       const code = (error as { code?: unknown }).code;
       const permanent = typeof code === 'string' && PERMANENT_CONNECT_ERROR_CLASSES.includes(code.slice(0, 2));
       const elapsedMs = Date.now() - started;
@@ -99,6 +105,39 @@ export async function openQueueDatabase(
       await new Promise((resolve) => setTimeout(resolve, CONNECT_RETRY_DELAY_MS));
     }
   }
+}
+
+/** Start-up refused: DATABASE_URL goes through a transaction pooler that DATABASE_POOLER does not declare. */
+export class UnsetTransactionPoolerError extends Error {}
+
+/**
+ * Refuses to start when DATABASE_URL turns out to go through a transaction
+ * pooler while DATABASE_POOLER says `none`: the named statements would fail
+ * (`prepared statement "…" already exists` / `does not exist`) for as long as
+ * the service runs, and LISTEN would never wake a worker. Refusing, rather
+ * than switching by itself, keeps the setting the one truth every part of the
+ * service reads (statements, search_path, migration lock, wake-up), and the
+ * fix is one variable. A check that cannot run (a timeout) is logged and
+ * start-up goes on.
+ *
+ * @throws UnsetTransactionPoolerError naming DATABASE_POOLER (the DataSource is closed first).
+ */
+async function refuseUnsetTransactionPooler(url: string, where: string, dataSource: DataSource, logger: Logger): Promise<void> {
+  let evidence: TransactionPoolerEvidence | null;
+  try {
+    evidence = await findTransactionPooler(url);
+  } catch (error) {
+    logger.warn(`Could not check whether ${where} is a transaction pooler (${connectCause(error)}); going on as DATABASE_POOLER=none`);
+    return;
+  }
+  if (!evidence) return;
+  await dataSource.destroy().catch(() => undefined);
+  throw new UnsetTransactionPoolerError(
+    `DATABASE_URL (${where}) goes through a pooler in transaction mode (${evidence.seen}), but DATABASE_POOLER is not set: ` +
+      `set DATABASE_POOLER=transaction, and LISTEN_DATABASE_URL to a direct (not pooled) URL of the same database so workers wake at once. ` +
+      `Without it named prepared statements fail ("prepared statement … already exists" / "does not exist") and LISTEN never wakes a worker. ` +
+      `See docs/operations.md, "Behind a pooler".`,
+  );
 }
 
 /** An Error with `message` that keeps the failed attempt's error as its cause and its SQLSTATE or errno code. */
