@@ -22,7 +22,7 @@ export interface TestServer {
   url: string;
   /** The one line saying which server and why, printed first. */
   description: string;
-  /** Stops the server when this run started it (and deletes its data); does nothing otherwise. */
+  /** Stops the server when this run started it (and deletes its data); does nothing otherwise. Leaves TEST_DATABASE_URL set. */
   stop(): Promise<void>;
 }
 
@@ -38,8 +38,8 @@ export interface TestServer {
  *    logins (tests log in as roles they create). `stop()` stops it and deletes
  *    the folder.
  *
- * In case 3 it sets TEST_DATABASE_URL in this process's environment, which the
- * jest workers started afterwards inherit.
+ * In cases 2 and 3 it sets TEST_DATABASE_URL in this process's environment,
+ * which the jest workers started afterwards inherit.
  *
  * @throws Error when the embedded server cannot start (with its cause).
  */
@@ -56,8 +56,10 @@ export async function resolveTestServer(): Promise<TestServer> {
         `set TEST_DATABASE_URL to a server the tests may create databases on (test/README.md)`,
     );
   }
-  if (refusal === null)
+  if (refusal === null) {
+    process.env[TEST_DATABASE_URL_ENV] = local;
     return { url: local, description: `Tests use the PostgreSQL answering on 127.0.0.1:${port} (TEST_DATABASE_URL unset)`, stop: async () => undefined };
+  }
 
   const folder = mkdtempSync(join(tmpdir(), 'aq-test-postgres-'));
   const dataDir = join(folder, 'data');
@@ -82,7 +84,6 @@ export async function resolveTestServer(): Promise<TestServer> {
       try {
         await handle.stop();
       } finally {
-        delete process.env[TEST_DATABASE_URL_ENV];
         rmSync(folder, { recursive: true, force: true });
       }
     },
