@@ -27,6 +27,18 @@ export interface EmbeddedPostgresSettings {
   LOG_LEVEL: string;
 }
 
+/** How a data folder is initialised: the service's default, or a throwaway test server's. */
+export interface EmbeddedPostgresOptions {
+  /**
+   * Authentication written into pg_hba.conf when the folder is initialised.
+   * `scram-sha-256` (default): the random password of aq-credentials.json.
+   * `trust`: every role logs in from 127.0.0.1 without a password, for a
+   * throwaway test server whose tests create roles and log in as them
+   * (test/support/test-server.ts); never for data that is kept.
+   */
+  auth?: 'scram-sha-256' | 'trust';
+}
+
 /** Database the service uses on the embedded server. */
 export const EMBEDDED_DATABASE = 'action_queue';
 /** Superuser created by initdb. */
@@ -95,19 +107,25 @@ interface RunAs {
  * - The server's log goes to `<EMBEDDED_PG_DIR>/postgres.log`; with
  *   LOG_LEVEL=debug it is also relayed to the logger.
  * - Authentication: scram-sha-256 with a random password generated at
- *   initialisation and kept in `<EMBEDDED_PG_DIR>/aq-credentials.json`;
+ *   initialisation and kept in `<EMBEDDED_PG_DIR>/aq-credentials.json`
+ *   (`trust` for a throwaway test server: `options.auth`);
  *   it listens on 127.0.0.1 only, no Unix socket.
  *
  * @param settings EMBEDDED_PG_DIR, EMBEDDED_PG_PORT and LOG_LEVEL are used.
  * @param logger receives where the data is and a psql command to connect
  *   (which reads the password from the data folder; the password is never logged).
+ * @param options how a new data folder is initialised (authentication); default the service's.
  * @returns the database URL and a stop function.
  * @throws Error when the platform has no binaries, initdb or start fails (with
  *   the tail of the server log), the OS user cannot reach the data folder, the
  *   server runs on another port for live processes, or the lock stays held by
  *   a live process for 5 minutes.
  */
-export async function startEmbeddedPostgres(settings: EmbeddedPostgresSettings, logger: LoggerService): Promise<EmbeddedPostgresHandle> {
+export async function startEmbeddedPostgres(
+  settings: EmbeddedPostgresSettings,
+  logger: LoggerService,
+  options: EmbeddedPostgresOptions = {},
+): Promise<EmbeddedPostgresHandle> {
   const dataDir = resolve(settings.EMBEDDED_PG_DIR);
   const port = settings.EMBEDDED_PG_PORT;
   const bin = await loadBinaries();
@@ -127,7 +145,7 @@ export async function startEmbeddedPostgres(settings: EmbeddedPostgresSettings, 
     assertReachable(bin, dataDir, runAs);
 
     if (!existsSync(join(dataDir, 'PG_VERSION'))) {
-      await initialise(bin, dataDir, runAs, logger);
+      await initialise(bin, dataDir, runAs, logger, options.auth ?? 'scram-sha-256');
     }
     credentials = readCredentials(dataDir);
 
@@ -426,7 +444,7 @@ function assertReachable(bin: Binaries, dataDir: string, runAs: RunAs): void {
   }
 }
 
-async function initialise(bin: Binaries, dataDir: string, runAs: RunAs, logger: LoggerService): Promise<void> {
+async function initialise(bin: Binaries, dataDir: string, runAs: RunAs, logger: LoggerService, auth: 'scram-sha-256' | 'trust'): Promise<void> {
   logger.log(`Initialising embedded PostgreSQL data in ${dataDir}`);
   const password = randomBytes(18).toString('base64url');
   const pwFile = join(tmpdir(), `aq-pg-pw-${randomBytes(6).toString('hex')}`);
@@ -437,7 +455,7 @@ async function initialise(bin: Binaries, dataDir: string, runAs: RunAs, logger: 
       `--pgdata=${dataDir}`,
       `--username=${SUPERUSER}`,
       `--pwfile=${pwFile}`,
-      '--auth=scram-sha-256',
+      `--auth=${auth}`,
       '--encoding=UTF8',
       '--locale=C',
       '--no-instructions',

@@ -2,16 +2,24 @@ import { Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { PostgresConnectionOptions } from 'typeorm/driver/postgres/PostgresConnectionOptions';
 import type { ActionQueueDatabaseOptions } from './queue-database-config';
+import { connectCause, connectHint, connectTarget, hostPort } from './connect-failure';
 import { buildDataSourceOptions } from './data-source-options';
 import { DEFAULT_PLACEMENT, QueuePlacement } from './queue-schema';
+import { findTransactionPooler, TransactionPoolerEvidence } from './transaction-pooler-check';
 
 /** DI token of the {@link QueueDatabase} in use. */
 export const QUEUE_DATABASE = Symbol('actions:database');
 
-/** Connection attempts at start-up before giving up (as TypeOrmModule's defaults). */
-const CONNECT_ATTEMPTS = 10;
+/**
+ * How long start-up keeps trying to reach the database (ms) before it stops
+ * with an error: a server still starting gets this long. An attempt itself
+ * times out after 5 s (connectionTimeoutMillis, data-source-options.ts), so an
+ * unreachable database ends start-up within 35 s (docs/operations.md,
+ * "Start-up").
+ */
+export const CONNECT_DEADLINE_MS = 30_000;
 /** Pause between two connection attempts (ms). */
-const CONNECT_RETRY_DELAY_MS = 3_000;
+export const CONNECT_RETRY_DELAY_MS = 3_000;
 /**
  * SQLSTATE classes that no retry cures: 3D (the database does not exist) and
  * 28 (authentication or authorization refused). Start-up fails on the first.
@@ -30,17 +38,23 @@ export interface QueueDatabase {
 }
 
 /**
- * Opens the queue's database: a DataSource of its own for a URL (connecting
- * up to 10 times, 3 s apart, as TypeOrmModule does, but at once giving up on
- * an error no retry cures: unknown database, refused login), or the app's DataSource
- * (initialised when it is not yet, never closed by the queue).
+ * Opens the queue's database: a DataSource of its own for a URL, or the app's
+ * DataSource. For a URL it logs where it connects (host, port, database,
+ * user) at once, then tries every 3 s, logging each failed attempt as it
+ * happens, for at most CONNECT_DEADLINE_MS (30 s), and gives up at once on an
+ * error no retry cures (unknown database, refused login). Connected with
+ * DATABASE_POOLER=none, it checks that no transaction pooler is in front
+ * (transaction-pooler-check.ts) and refuses to start when one is. The app's DataSource
+ * is initialised when it is not yet, and never closed by the queue.
  *
  * @param options the `database` module option.
  * @param poolSize connections of an own pool (DB_POOL_SIZE).
  * @param placement schema and pooler of an own pool (DATABASE_SCHEMA, DATABASE_POOLER):
  *   its connections pin their search_path to the schema unless behind a
  *   transaction pooler (the dedicated ones do the same: pinSearchPath).
- * @throws Error when the app's DataSource is not PostgreSQL, or the last connection attempt fails.
+ * @throws UnsetTransactionPoolerError when a transaction pooler is in front and `placement.pooler` is `none`.
+ * @throws Error when the app's DataSource is not PostgreSQL, or when the database cannot be reached: the
+ *   message names host and port, the cause and what to check (its `cause` is the last attempt's error, its `code` that error's).
  */
 export async function openQueueDatabase(
   options: ActionQueueDatabaseOptions,
@@ -56,19 +70,86 @@ export async function openQueueDatabase(
     return { dataSource, url: options.url ?? databaseUrlOf(dataSource.options), owned: false };
   }
   const logger = new Logger('ActionQueueModule');
+  const target = connectTarget(options.url);
+  const where = hostPort(target);
+  // At once, before the first attempt: where it connects, so a start-up that hangs says on what.
+  logger.log(`Connecting to PostgreSQL at ${where} (database "${target.database}", user "${target.user}")`);
+  const started = Date.now();
   for (let attempt = 1; ; attempt++) {
     const dataSource = new DataSource(buildDataSourceOptions(options.url, poolSize, placement));
     try {
       await dataSource.initialize();
+      if (attempt > 1) logger.log(`Connected to PostgreSQL at ${where} at attempt ${attempt}`);
+      if (placement.pooler !== 'transaction') await refuseUnsetTransactionPooler(options.url, where, dataSource, logger);
       return { dataSource, url: options.url, owned: true };
     } catch (error) {
+      if (error instanceof UnsetTransactionPoolerError) throw error;
       const code = (error as { code?: unknown }).code;
       const permanent = typeof code === 'string' && PERMANENT_CONNECT_ERROR_CLASSES.includes(code.slice(0, 2));
-      if (permanent || attempt >= CONNECT_ATTEMPTS) throw error;
-      logger.error(`Unable to connect to the database: ${(error as Error).message}. Retrying (${attempt})...`);
+      const elapsedMs = Date.now() - started;
+      const cause = connectCause(error);
+      if (permanent) {
+        throw connectError(`PostgreSQL at ${where} refused the connection: ${cause}. ${capitalise(connectHint(error, target))}`, error);
+      }
+      if (elapsedMs + CONNECT_RETRY_DELAY_MS >= CONNECT_DEADLINE_MS) {
+        throw connectError(
+          `Could not connect to PostgreSQL at ${where} (database "${target.database}") after ${attempt} attempts in ` +
+            `${Math.round(elapsedMs / 1000)} s: ${cause}. ${capitalise(connectHint(error, target))}`,
+          error,
+        );
+      }
+      logger.warn(
+        `Could not connect to PostgreSQL at ${where} (attempt ${attempt}, ${Math.round(elapsedMs / 1000)} s): ${cause}. ` +
+          `Retrying in ${CONNECT_RETRY_DELAY_MS / 1000} s; start-up stops ${CONNECT_DEADLINE_MS / 1000} s after the first attempt`,
+      );
       await new Promise((resolve) => setTimeout(resolve, CONNECT_RETRY_DELAY_MS));
     }
   }
+}
+
+/** Start-up refused: DATABASE_URL goes through a transaction pooler that DATABASE_POOLER does not declare. */
+export class UnsetTransactionPoolerError extends Error {}
+
+/**
+ * Refuses to start when DATABASE_URL turns out to go through a transaction
+ * pooler while DATABASE_POOLER says `none`: the named statements would fail
+ * (`prepared statement "…" already exists` / `does not exist`) for as long as
+ * the service runs, and LISTEN would never wake a worker. Refusing, rather
+ * than switching by itself, keeps the setting the one truth every part of the
+ * service reads (statements, search_path, migration lock, wake-up), and the
+ * fix is one variable. A check that cannot run (a timeout) is logged and
+ * start-up goes on.
+ *
+ * @throws UnsetTransactionPoolerError naming DATABASE_POOLER (the DataSource is closed first).
+ */
+async function refuseUnsetTransactionPooler(url: string, where: string, dataSource: DataSource, logger: Logger): Promise<void> {
+  let evidence: TransactionPoolerEvidence | null;
+  try {
+    evidence = await findTransactionPooler(url);
+  } catch (error) {
+    logger.warn(`Could not check whether ${where} is a transaction pooler (${connectCause(error)}); going on as DATABASE_POOLER=none`);
+    return;
+  }
+  if (!evidence) return;
+  await dataSource.destroy().catch(() => undefined);
+  throw new UnsetTransactionPoolerError(
+    `DATABASE_URL (${where}) goes through a pooler in transaction mode (${evidence.seen}), but DATABASE_POOLER is not set: ` +
+      `set DATABASE_POOLER=transaction, and LISTEN_DATABASE_URL to a direct (not pooled) URL of the same database so workers wake at once. ` +
+      `Without it named prepared statements fail ("prepared statement … already exists" / "does not exist") and LISTEN never wakes a worker. ` +
+      `See docs/operations.md, "Behind a pooler".`,
+  );
+}
+
+/** An Error with `message` that keeps the failed attempt's error as its cause and its SQLSTATE or errno code. */
+function connectError(message: string, error: unknown): Error {
+  const wrapped = new Error(message, { cause: error }) as Error & { code?: unknown };
+  const code = (error as { code?: unknown }).code;
+  if (code !== undefined) wrapped.code = code;
+  return wrapped;
+}
+
+function capitalise(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 /**

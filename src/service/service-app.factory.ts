@@ -9,6 +9,7 @@ import { DatabaseUnavailableFilter } from '../http/database-unavailable.filter';
 import { QueueValidationPipe } from '../http/validation.pipe';
 import { applyBodyParser, applyHttpSecurity } from './security/http-security';
 import { BoundedCloseExpressAdapter } from './bounded-close-express-adapter';
+import { StartupLogger } from './logging/startup-logger';
 
 /**
  * Builds the service's Nest application (the one the service starter runs):
@@ -28,9 +29,11 @@ export async function createServiceApp(options: AppModuleOptions): Promise<INest
   // Its close waits a bounded time for the requests in flight (bounded-close-express-adapter.ts).
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot({ ...options, settings }), new BoundedCloseExpressAdapter(), {
     bodyParser: false,
-    // Start-up logs wait for pino (useLogger below); 'silent' stays silent even before.
-    bufferLogs: settings.LOG_LEVEL !== 'silent',
-    logger: settings.LOG_LEVEL === 'silent' ? false : undefined,
+    // Start-up lines are written as they happen, in the app logger's JSON shape, until useLogger below
+    // hands over to pino: buffered, a start-up that waits for the database showed nothing, then
+    // every retry at once with one timestamp. 'silent' stays silent even before.
+    bufferLogs: false,
+    logger: settings.LOG_LEVEL === 'silent' ? false : new StartupLogger(settings),
   });
   // Nest's Logger (worker, reaper, start-up) writes through nestjs-pino: one JSON line each.
   app.useLogger(app.get(Logger));

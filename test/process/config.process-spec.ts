@@ -14,7 +14,7 @@ describe('settings', () => {
   });
 });
 
-/** A connection error no retry cures stops start-up at once; 10 attempts 3 s apart are for a server still starting. */
+/** A connection error no retry cures stops start-up at once (a server that does not answer: unreachable-database.process-spec.ts). */
 describe('database at start-up', () => {
   it('stops at once, naming the cause, when the database does not exist', async () => {
     const server = new URL(process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');

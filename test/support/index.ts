@@ -34,7 +34,7 @@ export { dumpSchema } from './schema-dump';
 export type { OwnPostgres } from './own-postgres';
 export { supervise } from './supervisor';
 export type { Supervisor } from './supervisor';
-export type { ServiceProcess, ServiceProcessOptions } from './service-process';
+export type { ServiceProcess, ServiceProcessOptions, TimedLine } from './service-process';
 export { startTestApp, waitFor } from './test-app';
 export type { TestApp } from './test-app';
 export { cloneTestDatabase, createEmptyTestDatabase, TEST_SERVER_URL } from './test-database';

@@ -4,12 +4,13 @@ import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './service-process';
 import { trackRunning } from './running';
+import { TEST_SERVER_URL } from './test-database';
 import { waitFor } from './test-app';
 
 /** Debian's PgBouncer binary (`apt-get install pgbouncer`; `.ci/run` installs it). */
 export const PGBOUNCER_BIN = '/usr/sbin/pgbouncer';
 
-/** A PgBouncer the test started, in front of the test server (127.0.0.1:5432). */
+/** A PgBouncer the test started, in front of the test server (TEST_SERVER_URL's host and port). */
 export interface PgBouncer {
   /** Port it listens on (127.0.0.1). */
   port: number;
@@ -34,6 +35,8 @@ export interface PgBouncer {
 export async function startPgBouncer(poolMode: 'transaction' | 'session' = 'transaction', poolSize = 20): Promise<PgBouncer> {
   if (!existsSync(PGBOUNCER_BIN)) throw new Error(`${PGBOUNCER_BIN} is missing: apt-get install pgbouncer (.ci/run installs it)`);
   const port = await freePort();
+  // The run's server (127.0.0.1:5432, or the embedded one a run on a fresh machine starts).
+  const server = new URL(TEST_SERVER_URL);
   const dir = mkdtempSync(join(tmpdir(), 'aq-pgbouncer-'));
   chmodSync(dir, 0o755);
   const config = join(dir, 'pgbouncer.ini');
@@ -42,7 +45,7 @@ export async function startPgBouncer(poolMode: 'transaction' | 'session' = 'tran
     config,
     [
       '[databases]',
-      '* = host=127.0.0.1 port=5432',
+      `* = host=${server.hostname} port=${server.port || 5432}`,
       '[pgbouncer]',
       'listen_addr = 127.0.0.1',
       `listen_port = ${port}`,

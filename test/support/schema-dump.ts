@@ -31,7 +31,8 @@ export async function dumpSchema(client: Client): Promise<string> {
     ...(await q(`
       SELECT format('CONSTRAINT %s ON %s %s;', con.conname, c.relname, pg_get_constraintdef(con.oid)) AS def
       FROM pg_constraint con JOIN pg_class c ON c.oid = con.conrelid JOIN pg_namespace n ON n.oid = c.relnamespace
-      WHERE n.nspname = 'public' AND c.relname <> 'typeorm_migrations' ORDER BY c.relname, con.conname`)),
+      -- contype 'n': PostgreSQL 18 lists each NOT NULL as a constraint too; the column above already says it.
+      WHERE n.nspname = 'public' AND c.relname <> 'typeorm_migrations' AND con.contype::text <> 'n' ORDER BY c.relname, con.conname`)),
     ...(await q(`
       SELECT pg_get_indexdef(i.indexrelid) || ';' AS def
       FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid JOIN pg_namespace n ON n.oid = c.relnamespace

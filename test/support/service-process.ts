@@ -57,6 +57,12 @@ export function startFixtureService(databaseUrl: string, env: Record<string, str
   });
 }
 
+/** One line a process printed and when it arrived (ms after it was spawned). */
+export interface TimedLine {
+  atMs: number;
+  text: string;
+}
+
 /**
  * Runs the built service with `env` (on top of the test's environment minus
  * every queue setting, and `LOG_LEVEL=warn`) until it exits by itself: for the
@@ -64,25 +70,38 @@ export function startFixtureService(databaseUrl: string, env: Record<string, str
  * (`startServiceProcess`).
  *
  * @param timeoutMs how long it may run (ms) before it is SIGKILLed and the promise rejects.
- * @returns its exit code (null when a signal ended it) and everything it printed.
+ * @returns its exit code (null when a signal ended it), everything it printed, and
+ *   its lines (stdout and stderr) each with the time it arrived, for tests of when a line is printed.
  * @throws Error with its output when it did not exit within `timeoutMs`.
  */
-export async function runServiceToExit(env: Record<string, string>, timeoutMs = 15_000): Promise<{ code: number | null; output: string }> {
+export async function runServiceToExit(env: Record<string, string>, timeoutMs = 15_000): Promise<{ code: number | null; output: string; lines: TimedLine[] }> {
   // Loaded here, like the app in test-app.ts: most specs never need the settings' validators.
   const { SETTING_NAMES } = await import('../../src/config/settings');
   return new Promise((resolve, reject) => {
     const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !SETTING_NAMES.includes(k)));
+    const spawnedAt = Date.now();
     const child = spawn(process.execPath, [SERVICE_MAIN], { env: { ...base, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
-    child.stdout.on('data', (d) => (output += d));
-    child.stderr.on('data', (d) => (output += d));
+    const lines: TimedLine[] = [];
+    const partial = { stdout: '', stderr: '' };
+    const collect = (stream: 'stdout' | 'stderr') => (data: Buffer) => {
+      output += data;
+      const text = partial[stream] + data.toString('utf8');
+      const parts = text.split('\n');
+      partial[stream] = parts.pop()!;
+      for (const line of parts) lines.push({ atMs: Date.now() - spawnedAt, text: line });
+    };
+    child.stdout.on('data', collect('stdout'));
+    child.stderr.on('data', collect('stderr'));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`service did not exit by itself:\n${output}`));
     }, timeoutMs);
-    child.on('exit', (code) => {
+    // 'close', not 'exit': the last lines of its pipes have arrived by then.
+    child.on('close', (code) => {
       clearTimeout(timer);
-      resolve({ code, output });
+      for (const text of [partial.stdout, partial.stderr]) if (text !== '') lines.push({ atMs: Date.now() - spawnedAt, text });
+      resolve({ code, output, lines });
     });
   });
 }
