@@ -157,7 +157,10 @@ export class AttemptExecutor {
     if (run.settledAtEnd) this.slots.handlerSettled(row.id);
     if (run.end && !result.recorded) {
       this.metrics.fenced();
-      this.logger.warn(`Discarded the ${run.end.kind} outcome of action ${row.id} attempt ${row.attempts}: the lease was lost (another attempt owns it now)`);
+      // A returned handler whose outcome is refused: the action runs again, the at-least-once case (docs/guarantees.md).
+      this.logger.warn(
+        `Discarded the ${run.end.kind} outcome of action ${row.id} attempt ${row.attempts}: the lease was lost (another attempt owns it now)${run.end.kind === 'done' ? '; the action runs again (at-least-once)' : ''}`,
+      );
     }
     const retryInMs = result.recorded && run.end?.kind === 'retry' ? run.end.delayMs : undefined;
     return { next: result.next, leasedAt: result.sentAt, retryInMs };

@@ -70,13 +70,21 @@ describe('AttemptFinisher', () => {
     expect(calls).toHaveLength(3);
   });
 
-  it('retries a failed write, and gives up once the lease would have expired', async () => {
+  it('retries a failed write past the lease deadline while the instance runs, until the database answers', async () => {
+    // A live holder keeps its leases through an outage (issue 32, 1d): a write given up would free
+    // the lease to the release of unknown leases, and the finished action would run again.
     let failures = 0;
-    const { pool } = fakePool((ids, attempts) => (failures++ < 1 ? new Error('connection reset') : finished(ids, attempts)));
+    const { pool, calls } = fakePool((ids, attempts) => (failures++ < 3 ? new Error('connection refused') : finished(ids, attempts)));
     const { finisher } = finisherWith(pool);
-    expect((await finisher.finish(done('5'), true, later)).recorded).toBe(true);
+    const passed = monotonicNow() - 1;
+    expect((await finisher.finish(done('5'), true, () => passed)).recorded).toBe(true);
+    expect(calls).toHaveLength(4);
+  });
+
+  it('gives up a failing write once the lease would have expired while the instance stops', async () => {
     const { pool: away } = fakePool(() => new Error('database away'));
-    const { finisher: stranded } = finisherWith(away);
+    const { finisher: stranded, slots } = finisherWith(away);
+    slots.pause('stopping');
     const deadline = monotonicNow() + 150;
     expect((await stranded.finish(done('6'), true, () => deadline)).recorded).toBe(false);
   });

@@ -58,7 +58,7 @@ const DEFERRALS_BEFORE_WARNING = 5;
 
 /** What recording an attempt gave: whether it was recorded, and the actions its statement took for this worker. */
 export interface FinishResult {
-  /** false: fenced (the lease was lost) or abandoned (the database stayed away until the lease expired). */
+  /** false: fenced (the lease was lost) or abandoned (shutting down, the database stayed away until the lease could expire). */
   recorded: boolean;
   /** Hand-offs and claims of the statement that recorded it, as units (each has its slot reserved already). */
   next: LeasedUnit[];
@@ -71,7 +71,7 @@ interface Waiting {
   items: AttemptToFinish[];
   /** Whether its slot frees when it is recorded (its handler has returned). */
   freesSlot: boolean;
-  /** The lease's local deadline (monotonic ms): a write that keeps failing is abandoned after it. */
+  /** The lease's local deadline (monotonic ms): during shutdown, a write that keeps failing is abandoned after it. */
   deadline: () => number;
   /** A write of it failed once; only then does the deadline apply (the fence, not the local clock, decides). */
   failed?: boolean;
@@ -87,8 +87,11 @@ interface Waiting {
  * takes, for the slots the batch frees, the next head of each group it
  * released (hand-off) and more claimable actions. A write that fails or times
  * out (client side, lease-timing.ts) is sent again with backoff (it is
- * idempotent) until the attempt's lease would have expired; after that the
- * reaper owns the action and the outcome is dropped.
+ * idempotent and fenced) until the database answers: an outage this instance
+ * survives never makes a finished action run again. Only when the lease was
+ * really lost meanwhile (reaped after it expired, another attempt started)
+ * does the fence refuse it (`recorded: false`). During shutdown a write is
+ * given up once its lease could have expired (see abandonExpired).
  */
 @Injectable()
 export class AttemptFinisher {
@@ -180,12 +183,22 @@ export class AttemptFinisher {
     }
   }
 
+  /**
+   * While the instance stops, gives up the writes that kept failing past
+   * their lease's local deadline, so that shutdown stays bounded
+   * (abortedAttemptsWaitMs). While it runs, never: a live holder retrying its
+   * finish still owns its leases (the LeaseKeeper keeps them listed as held and
+   * renews them once the database answers, so the release of unknown leases
+   * leaves them alone), and the write is fenced in the database, so a late one
+   * either lands or is refused because the lease was really lost.
+   */
   private abandonExpired(): void {
+    if (!this.slots.isPaused('stopping')) return;
     const now = monotonicNow();
     const expired = (w: Waiting) => w.failed === true && w.deadline() <= now;
     for (const w of this.queue.filter(expired)) {
       this.logger.warn(
-        `Gave up recording attempt ${w.items[0].attempt} of action ${w.items[0].actionId}${w.items.length > 1 ? ` and ${w.items.length - 1} more of its chunk` : ''}: its lease expired while the database was unreachable`,
+        `Gave up recording attempt ${w.items[0].attempt} of action ${w.items[0].actionId}${w.items.length > 1 ? ` and ${w.items.length - 1} more of its chunk` : ''}: shutting down, and its lease expired while the database was unreachable`,
       );
       w.resolve({ recorded: false, next: [], sentAt: now });
     }

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Client } from 'pg';
 import { dedicatedClient, destroySocket } from '../database/dedicated-connection';
+import { SerialSession } from '../database/serial-session';
 import { shutdownStep } from '../shutdown-steps';
 import { WAKE_UP_PLAN, WakeUpPlan } from './wake-up-plan';
 
@@ -51,6 +52,8 @@ export interface NotificationHandlers {
 export class NotificationListener {
   private readonly logger = new Logger(NotificationListener.name);
   private client: Client | null = null;
+  /** The statements of `client`, one at a time: the only way to send one on it. */
+  private serial: SerialSession | null = null;
   private stopped = true;
   private retryTimer: NodeJS.Timeout | null = null;
   private attempt = 0;
@@ -59,9 +62,14 @@ export class NotificationListener {
 
   constructor(@Inject(WAKE_UP_PLAN) private readonly plan: WakeUpPlan) {}
 
-  /** The LISTEN connection while it is up, for statements that belong to its session (WakeLeadership's lock), else null. */
-  get session(): Client | null {
-    return this.connected ? this.client : null;
+  /**
+   * The LISTEN connection's statements while it is up, for those that belong
+   * to its session (WakeLeadership's lock), else null. One object per
+   * connection: a new one after a reconnect. The Client itself is never
+   * handed out, so its statements cannot overlap.
+   */
+  get session(): SerialSession | null {
+    return this.connected ? this.serial : null;
   }
 
   /** Starts listening; see {@link NotificationHandlers}. */
@@ -80,6 +88,7 @@ export class NotificationListener {
     if (this.retryTimer) clearTimeout(this.retryTimer);
     const client = this.client;
     this.client = null;
+    this.serial = null;
     this.connected = false;
     if (!client) return;
     await shutdownStep('worker: LISTEN connection closing', client.end(), LISTEN_STOP_TIMEOUT_MS);
@@ -98,6 +107,7 @@ export class NotificationListener {
     const lost = (reason: string) => {
       if (this.client !== client) return;
       this.client = null;
+      this.serial = null;
       this.connected = false;
       client.end().catch(() => undefined);
       this.scheduleReconnect(handlers, reason);
@@ -105,9 +115,11 @@ export class NotificationListener {
     client.on('error', (err) => lost(err.message));
     client.on('end', () => lost('connection ended'));
     this.client = client;
+    const serial = new SerialSession(client);
+    this.serial = serial;
     try {
       await client.connect();
-      await client.query(`LISTEN ${ACTIONS_READY_CHANNEL}; LISTEN ${ACTIONS_CANCEL_CHANNEL}`);
+      await serial.query({ text: `LISTEN ${ACTIONS_READY_CHANNEL}; LISTEN ${ACTIONS_CANCEL_CHANNEL}` });
       if (this.stopped || this.client !== client) {
         await client.end().catch(() => undefined);
         return;

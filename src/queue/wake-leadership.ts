@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Client, QueryConfig } from 'pg';
+import { SerialSession } from '../database/serial-session';
 import { ActionHandlersRegistry } from '../handlers/action-handlers.registry';
 import { NotificationListener } from './notification-listener.service';
 import { RELAY_WAKE_SQL, WAKE_PROBE_SQL } from './sql/wake-probe.sql';
@@ -93,9 +93,12 @@ export function wakeLockKey(types: readonly string[]): number {
  */
 @Injectable()
 export class WakeLeadership {
-  /** The LISTEN connection on which this instance holds the lock, if any. */
-  private ledOn: Client | null = null;
+  /** The LISTEN connection's session in which this instance holds the lock, if any. */
+  private ledOn: SerialSession | null = null;
+  /** The probe statement until it has ended on the connection (its callers may have stopped waiting sooner). */
   private inFlight: Promise<WakeProbe | null> | null = null;
+  /** A relay is queued or running: another would announce nothing more. */
+  private relaying = false;
 
   constructor(
     private readonly listener: NotificationListener,
@@ -110,31 +113,45 @@ export class WakeLeadership {
 
   /**
    * Runs the probe (WAKE_PROBE_SQL) on the LISTEN connection, taking the
-   * leadership if it is free; concurrent calls share one statement.
+   * leadership if it is free. Calls while a probe statement runs share it,
+   * also after an earlier caller stopped waiting for it: the connection never
+   * holds more than one probe.
    * @returns null when there is no LISTEN connection (then claim as before).
-   * @throws the driver's error (e.g. its timeout) when the statement fails.
+   * @throws the driver's error, or an Error after PROBE_TIMEOUT_MS (the
+   *   statement goes on to its end, and later calls share it meanwhile).
    */
   probe(): Promise<WakeProbe | null> {
-    this.inFlight ??= this.runProbe().finally(() => (this.inFlight = null));
-    return this.inFlight;
-  }
-
-  /** Passes a wake-up on to every instance (a leader without room for the work); errors are ignored: the others' probe and poll remain. */
-  relay(): void {
-    void this.listener.session?.query({ ...RELAY_WAKE_SQL, values: [RELAYED_WAKE_PAYLOAD] }).catch(() => undefined);
-  }
-
-  private async runProbe(): Promise<WakeProbe | null> {
     const session = this.listener.session;
-    if (session === null) return null;
+    if (session === null) return Promise.resolve(null);
+    this.inFlight ??= this.runProbe(session).finally(() => (this.inFlight = null));
+    const probe = this.inFlight;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>(
+      (_, reject) => (timer = setTimeout(() => reject(new Error(`wake probe did not answer within ${PROBE_TIMEOUT_MS} ms`)), PROBE_TIMEOUT_MS)),
+    );
+    return Promise.race([probe, timeout]).finally(() => clearTimeout(timer));
+  }
+
+  /**
+   * Passes a wake-up on to every instance (a leader without room for the
+   * work); one at a time (a relay queued or running announces the same);
+   * errors are ignored: the others' probe and poll remain.
+   */
+  relay(): void {
+    const session = this.listener.session;
+    if (session === null || this.relaying) return;
+    this.relaying = true;
+    void session
+      .query({ ...RELAY_WAKE_SQL, values: [RELAYED_WAKE_PAYLOAD] })
+      .catch(() => undefined)
+      .finally(() => (this.relaying = false));
+  }
+
+  private async runProbe(session: SerialSession): Promise<WakeProbe | null> {
     const types = this.registry.types();
     const leads = session === this.ledOn;
-    const query: QueryConfig & { query_timeout: number } = {
-      ...WAKE_PROBE_SQL,
-      values: [types, leads, WAKE_LOCK_NAMESPACE, wakeLockKey(types), leads ? 0 : LEADER_GRACE_MS],
-      query_timeout: PROBE_TIMEOUT_MS,
-    };
-    const { rows } = await session.query<{ leads: boolean; ready: boolean; suspect_ready: boolean }>(query);
+    const values = [types, leads, WAKE_LOCK_NAMESPACE, wakeLockKey(types), leads ? 0 : LEADER_GRACE_MS];
+    const { rows } = await session.query<{ leads: boolean; ready: boolean; suspect_ready: boolean }>({ ...WAKE_PROBE_SQL, values });
     if (rows[0].leads) this.ledOn = session;
     return { ready: rows[0].ready, suspectReady: rows[0].suspect_ready };
   }
