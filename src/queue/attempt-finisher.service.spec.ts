@@ -71,7 +71,7 @@ describe('AttemptFinisher', () => {
   });
 
   it('retries a failed write past the lease deadline while the instance runs, until the database answers', async () => {
-    // A live holder keeps its leases through an outage (issue 32, 1d): a write given up would free
+    // A live holder keeps its leases through an outage: a write given up would free
     // the lease to the release of unknown leases, and the finished action would run again.
     let failures = 0;
     const { pool, calls } = fakePool((ids, attempts) => (failures++ < 3 ? new Error('connection refused') : finished(ids, attempts)));

@@ -5,7 +5,7 @@ import { waitFor, withTestDatabase } from '../support';
 const DRIVER = join(__dirname, '..', '..', 'dist', 'test', 'fixtures', 'listen-session-driver.js');
 
 /**
- * Issue 32, item 1e: under MVCC pressure node-postgres warned "client.query()
+ * Under MVCC pressure node-postgres warned "client.query()
  * while already executing": the LISTEN connection, which holds the wake-up
  * leadership's session lock, got a probe that outlived its 2 s client-side
  * wait, the next poll's probe and a leader's relays, all at once. The next

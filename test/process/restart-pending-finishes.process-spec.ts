@@ -12,7 +12,7 @@ const GROUPS = 60;
 const PER_GROUP = 5;
 
 /**
- * Issue 32, item 1d: a PostgreSQL restart with finishes pending must not make
+ * A PostgreSQL restart with finishes pending must not make
  * an action whose handler returned run again. Two instances work through
  * short actions (at most 600 ms, well inside the LEASE_MS/3 + LEASE_MS/4
  * before any handler could be fenced) on a cluster of the test's own, which
