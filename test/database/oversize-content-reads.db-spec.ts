@@ -88,4 +88,24 @@ describe('reads of actions larger than one response', () => {
     expect(bad.status).toBe(400);
     expect(JSON.stringify(bad.body.message)).toContain('content must be true or false');
   });
+
+  it('lists schedules within the limit: one whose payload cannot fit without it', async () => {
+    await t.pg.query(`SET aq.max_payload_bytes = '0'`);
+    try {
+      await t.pg.query(
+        `INSERT INTO action_schedules (name, cron, time_zone, type, payload, next_tick_at)
+         VALUES ('import-big', '0 3 * * *', 'UTC', 'bulk.import', jsonb_build_object('blob', repeat('x', $1::int)), now() + interval '10 years'),
+                ('import-small', '0 4 * * *', 'UTC', 'bulk.import', '{"n": 1}', now() + interval '10 years')`,
+        [BLOB_CHARS],
+      );
+    } finally {
+      await t.pg.query('RESET aq.max_payload_bytes');
+    }
+    const res = await request(t.url).get('/schedules');
+    expect(res.status).toBe(200);
+    expect(res.text.length).toBeLessThan(LIMIT);
+    const byName = Object.fromEntries(res.body.items.map((s: { name: string }) => [s.name, s]));
+    expect(byName['import-big']).toMatchObject({ payload: {}, contentOmitted: true, contentBytes: { payload: PAYLOAD_BYTES, lastError: 0 } });
+    expect(byName['import-small']).toMatchObject({ payload: { n: 1 }, contentOmitted: false });
+  });
 });
