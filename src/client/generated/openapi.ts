@@ -380,7 +380,7 @@ export interface paths {
     put?: never;
     /** Start a drain: pause the whole queue (running actions finish); poll GET until `drained` */
     post: operations['DrainController_start'];
-    /** End the drain: resume the queue */
+    /** End the drain: resume the queue (GET /queue/drain then shows it running) */
     delete: operations['DrainController_stop'];
     options?: never;
     head?: never;
@@ -3488,13 +3488,12 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      200: {
+      /** @description Resumed (also when no drain was on) */
+      204: {
         headers: {
           [name: string]: unknown;
         };
-        content: {
-          'application/json': components['schemas']['DrainResponseDto'];
-        };
+        content?: never;
       };
       /** @description Only when the API_KEY setting is present: the key is missing or wrong */
       401: {
