@@ -39,7 +39,16 @@ export { HandlerTimeoutError } from './handlers/handler-timeout.error';
 // Enqueueing (and reading) in-process.
 export { ActionQueue } from './actions/action-queue.contract';
 export type { EnqueueInput, EnqueueResult, EnqueueTransaction, ListActionsFilter } from './actions/enqueue-input.interface';
-export type { ActionCommandResource, ActionResource, AttemptResource, GroupPauseResource, GroupResource, StatsResource } from './actions/action.resource';
+export type {
+  ActionCommandResource,
+  ActionResource,
+  AttemptResource,
+  BoundedActionResource,
+  ContentBytesResource,
+  GroupPauseResource,
+  GroupResource,
+  StatsResource,
+} from './actions/action.resource';
 export type { QueueStats } from './actions/stats/queue-stats.reader';
 export type { ActionStatus, AttemptOutcome, FailurePolicy } from './vocabulary';
 

@@ -1,4 +1,4 @@
-import type { ActionCommandResource, ActionResource, AttemptResource, GroupResource, StatsResource } from './action.resource';
+import type { ActionCommandResource, AttemptResource, BoundedActionResource, GroupResource, StatsResource } from './action.resource';
 import type { EnqueueInput, EnqueueResult, EnqueueTransaction, ListActionsFilter } from './enqueue-input.interface';
 
 /**
@@ -58,15 +58,18 @@ export abstract class ActionQueue {
   /**
    * One action with its trace (one entry per ended attempt).
    * @param id the action id (decimal string).
-   * @throws NotFoundException.
+   * @param options `content: false` reads it without its payload, result, last error and the
+   *   trace's errors and stacks (`contentOmitted`, with `contentBytes`), which always fits.
+   * @throws NotFoundException; PayloadTooLargeException when, with its content, it is over MAX_RESPONSE_BYTES.
    */
-  abstract get(id: string): Promise<ActionResource & { trace: AttemptResource[] }>;
+  abstract get(id: string, options?: { content?: boolean }): Promise<BoundedActionResource & { trace: AttemptResource[] }>;
 
   /**
    * A page of actions in id order; `nextCursor` (the `after` of the next page) is null on the last page.
+   * An action whose content can never fit MAX_RESPONSE_BYTES is listed without it (`contentOmitted`).
    * @param query filters and page, with the values `GET /actions` accepts.
    */
-  abstract list(query: ListActionsFilter): Promise<{ items: ActionResource[]; nextCursor: string | null }>;
+  abstract list(query: ListActionsFilter): Promise<{ items: BoundedActionResource[]; nextCursor: string | null }>;
 
   /**
    * Cancels a pending or failed action (a cancelled head releases its group),

@@ -63,6 +63,37 @@ export interface ActionCommandResource extends ActionResource {
 }
 
 /**
+ * How large an action's content is, in bytes as stored: payload and result as
+ * JSON text, the last error, and (on `GET /actions/:id`) the errors and stacks
+ * of its trace. Sent with an action whose content was left out.
+ * @publicApi
+ */
+export interface ContentBytesResource {
+  /** Bytes of the payload as JSON text. */
+  payload: number;
+  /** Bytes of the result as JSON text (0: none). */
+  result: number;
+  /** Bytes of the last error (0: none). */
+  lastError: number;
+  /** Bytes of the trace's worker ids, errors and stacks; only on `GET /actions/:id`. */
+  trace?: number;
+}
+
+/**
+ * An action as a read bounded by MAX_RESPONSE_BYTES sends it (list pages, a
+ * group's head, `GET /actions/:id`): when its content cannot fit the response
+ * (or `content=false` asked so), `contentOmitted` is true, `payload` is `{}`,
+ * `result` and `lastError` are null, and `contentBytes` says how large they are.
+ * @publicApi
+ */
+export interface BoundedActionResource extends ActionResource {
+  /** True when payload, result and lastError were left out. */
+  contentOmitted: boolean;
+  /** The sizes of what was left out; only when `contentOmitted`. */
+  contentBytes?: ContentBytesResource;
+}
+
+/**
  * One trace entry: an ended execution attempt.
  * @publicApi
  */
@@ -94,8 +125,8 @@ export interface GroupResource {
   lockId: string;
   /** The string group key interned under this lock id, or null for an integer group. */
   groupKey: string | null;
-  /** The action that holds the group, or null when the group is empty. */
-  head: ActionResource | null;
+  /** The action that holds the group, or null when the group is empty; without its content when that is over MAX_RESPONSE_BYTES. */
+  head: BoundedActionResource | null;
   /** Whether the head is running now. */
   running: boolean;
   /** Pending actions of the group, the head included. */
@@ -162,6 +193,18 @@ export function toActionResource(row: ActionRow): ActionResource {
     cancelRequestedAt: iso(row.cancel_requested_at),
     quarantined: row.quarantined,
   };
+}
+
+/**
+ * Maps a row read with its content left out where it did not fit
+ * (`content_omitted`) to a bounded resource, with the sizes of what was left out.
+ */
+export function toBoundedActionResource(
+  row: ActionRow & { content_omitted: boolean },
+  bytes: { payload: number; result: number; lastError: number; trace?: number },
+): BoundedActionResource {
+  const resource = toActionResource(row);
+  return row.content_omitted ? { ...resource, contentOmitted: true, contentBytes: bytes } : { ...resource, contentOmitted: false };
 }
 
 /** Maps a row a command returned (cancel, retry) to its answer. */

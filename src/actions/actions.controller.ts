@@ -17,7 +17,7 @@ import { DeepJsonInterceptor } from '../http/deep-json.interceptor';
 import { JsonBodyInterceptor } from '../http/json-body.interceptor';
 import { QueueValidationPipe } from '../http/validation.pipe';
 import { ActionIdPipe } from './action-id.pipe';
-import { ActionCommandResource, ActionResource, AttemptResource } from './action.resource';
+import { ActionCommandResource, ActionResource, AttemptResource, BoundedActionResource } from './action.resource';
 import { ActionCommands } from './commands/action-commands.service';
 import {
   ActionCommandResponseDto,
@@ -29,6 +29,7 @@ import {
 } from './dto/action-responses.dto';
 import { CreateActionDto } from './dto/create-action.dto';
 import { CreateActionsBatchDto } from './dto/create-actions-batch.dto';
+import { GetActionQuery } from './dto/get-action.query';
 import { ListActionsQuery } from './dto/list-actions.query';
 import { ActionEnqueuer } from './enqueue/action-enqueuer.service';
 import { ActionReads } from './reads/action-reads.service';
@@ -75,22 +76,26 @@ export class ActionsController {
   @ApiOperation({ summary: 'A page of actions in id order' })
   @ApiOkResponse({
     type: ActionsPageResponseDto,
-    description: 'At most `limit` items, fewer when their payloads and results reach MAX_RESPONSE_BYTES (then `nextCursor` is set)',
+    description:
+      'At most `limit` items, fewer when their payloads and results reach MAX_RESPONSE_BYTES (then `nextCursor` is set); ' +
+      'an action whose content alone is over MAX_RESPONSE_BYTES is listed without it (`contentOmitted`, with `contentBytes`)',
   })
-  @ApiPayloadTooLargeResponse({ type: ErrorResponseDto, description: 'The first action of the page alone is over MAX_RESPONSE_BYTES; `message` names it' })
   list(@Query() query: ListActionsQuery) {
     return this.reads.list(query);
   }
 
   /** One action with its trace. */
   @Get(':id')
-  @ApiOperation({ summary: 'One action with its trace' })
+  @ApiOperation({ summary: 'One action with its trace (`content=false`: without its content)' })
   @ApiParam({ name: 'id', example: '17', description: 'Positive integer id' })
   @ApiOkResponse({ type: ActionWithTraceResponseDto })
   @ApiNotFoundResponse({ type: ErrorResponseDto })
-  @ApiPayloadTooLargeResponse({ type: ErrorResponseDto, description: 'Its payload, result and error are over MAX_RESPONSE_BYTES' })
-  get(@Param('id', ActionIdPipe) id: string): Promise<ActionResource & { trace: AttemptResource[] }> {
-    return this.reads.get(id);
+  @ApiPayloadTooLargeResponse({
+    type: ErrorResponseDto,
+    description: 'Its payload, result, error and trace are over MAX_RESPONSE_BYTES; `message` names `content=false`, which reads it without them',
+  })
+  get(@Param('id', ActionIdPipe) id: string, @Query() query: GetActionQuery): Promise<BoundedActionResource & { trace: AttemptResource[] }> {
+    return this.reads.get(id, { content: query.content !== 'false' });
   }
 
   /** Cancels an action (a running one: requests cancellation). */

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ActionCommandResource, ActionResource, AttemptResource, GroupResource, StatsResource } from './action.resource';
+import { ActionCommandResource, AttemptResource, BoundedActionResource, GroupResource, StatsResource } from './action.resource';
 import { ActionQueue } from './action-queue.contract';
 import { ActionCommands } from './commands/action-commands.service';
 import { ActionEnqueuer } from './enqueue/action-enqueuer.service';
@@ -31,11 +31,11 @@ export class ActionsService implements ActionQueue {
     return this.enqueuer.enqueueBatch(inputs, transaction);
   }
 
-  get(id: string): Promise<ActionResource & { trace: AttemptResource[] }> {
-    return this.reads.get(id);
+  get(id: string, options?: { content?: boolean }): Promise<BoundedActionResource & { trace: AttemptResource[] }> {
+    return this.reads.get(id, options);
   }
 
-  list(query: ListActionsFilter): Promise<{ items: ActionResource[]; nextCursor: string | null }> {
+  list(query: ListActionsFilter): Promise<{ items: BoundedActionResource[]; nextCursor: string | null }> {
     return this.reads.list(query);
   }
 

@@ -52,11 +52,11 @@ export class BulkOperationsService {
    */
   async run(operation: 'retry' | 'cancel', filter: BulkFilterDto, dryRun: boolean, actor: string): Promise<BulkOperationResource> {
     const params = await this.filterParams(operation, filter);
-    const [{ n }]: { n: string }[] = (await this.pool.query(COUNT_MATCHING_SQL, params)).rows;
+    const [{ n, max_id: lastMatched }]: { n: string; max_id: string | null }[] = (await this.pool.query(COUNT_MATCHING_SQL, params)).rows;
     const [{ id }]: { id: string }[] = (await this.pool.query(INSERT_BULK_OPERATION_SQL, [operation, dryRun, JSON.stringify(filter), actor, n])).rows;
     if (!dryRun) {
       try {
-        await this.applyInChunks(operation, params, id);
+        if (lastMatched !== null) await this.applyInChunks(operation, params, id, lastMatched);
         await this.pool.query(FINISH_BULK_OPERATION_SQL, [id, null]);
       } catch (error) {
         await this.pool.query(FINISH_BULK_OPERATION_SQL, [id, (error as Error).message]).catch(() => undefined);
@@ -87,10 +87,15 @@ export class BulkOperationsService {
     return toBulkOperationResource(row);
   }
 
-  private async applyInChunks(operation: 'retry' | 'cancel', params: unknown[], auditId: string): Promise<void> {
+  /**
+   * Applies the operation chunk by chunk to the matching actions up to id
+   * `lastMatched` (the largest matched at the start): what is enqueued while it
+   * runs has a larger id and is left alone, so `applied` never counts it.
+   */
+  private async applyInChunks(operation: 'retry' | 'cancel', params: unknown[], auditId: string, lastMatched: string): Promise<void> {
     let after = '0';
     for (;;) {
-      const ids: string[] = (await this.pool.query(NEXT_CHUNK_SQL, [...params, after, BULK_CHUNK_SIZE])).rows.map((r: { id: string }) => r.id);
+      const ids: string[] = (await this.pool.query(NEXT_CHUNK_SQL, [...params, after, BULK_CHUNK_SIZE, lastMatched])).rows.map((r: { id: string }) => r.id);
       if (ids.length === 0) return;
       after = ids[ids.length - 1];
       const client = await this.pool.connect();

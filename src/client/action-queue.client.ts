@@ -17,7 +17,9 @@ export type Action = components['schemas']['ActionResponseDto'];
  */
 export type ActionCommandResult = components['schemas']['ActionCommandResponseDto'];
 /**
- * An action with its trace: one entry per ended attempt.
+ * An action with its trace: one entry per ended attempt. With `contentOmitted`
+ * (asked by `content: false`), its payload, result, lastError and the trace's
+ * errors are left out, and `contentBytes` gives their sizes.
  * @publicApi
  */
 export type ActionWithTrace = components['schemas']['ActionWithTraceResponseDto'];
@@ -32,6 +34,7 @@ export type ActionWithTrace = components['schemas']['ActionWithTraceResponseDto'
 export type NewAction = components['schemas']['CreateActionDto'];
 /**
  * A page of {@link ActionQueueClient.list}: `nextCursor` is the `after` of the next page, null on the last.
+ * An item whose content can never fit the service's MAX_RESPONSE_BYTES is listed without it (`contentOmitted`).
  * @publicApi
  */
 export type ActionsPage = components['schemas']['ActionsPageResponseDto'];
@@ -156,11 +159,15 @@ export class ActionQueueClient {
   /**
    * One action with its trace (`GET /actions/:id`).
    * @param id the action id (decimal string).
-   * @throws ActionQueueHttpError 404 when there is no such action, 400 for an id that is not a positive integer.
+   * @param options `content: false` reads it without its payload, result, lastError and the trace's errors and
+   *   stacks (`contentOmitted`, with `contentBytes`): a read that always fits the service's MAX_RESPONSE_BYTES.
+   * @throws ActionQueueHttpError 404 when there is no such action, 400 for an id that is not a positive integer,
+   *   413 when, with its content, it is over MAX_RESPONSE_BYTES (read it again with `content: false`).
    */
-  async get(id: string, options: ActionQueueCallOptions = {}): Promise<ActionWithTrace> {
-    const path = `/actions/${id}`;
-    return (await this.call('GET', path, true, options, (signal) => this.http.GET('/actions/{id}', { params: { path: { id } }, signal }))).data;
+  async get(id: string, options: ActionQueueCallOptions & { content?: boolean } = {}): Promise<ActionWithTrace> {
+    const query = options.content === false ? { content: 'false' as const } : undefined;
+    const path = `/actions/${id}${query ? '?content=false' : ''}`;
+    return (await this.call('GET', path, true, options, (signal) => this.http.GET('/actions/{id}', { params: { path: { id }, query }, signal }))).data;
   }
 
   /**

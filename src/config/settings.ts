@@ -182,7 +182,8 @@ export class QueueSettings {
   API_KEY?: string;
   /**
    * Largest response (bytes of payloads, results and errors) that one read
-   * builds: a list page stops before it, and one action over it is 413.
+   * builds: a list page stops before it or lists an item that can never fit
+   * without its content (fitToBudget); one action over it is 413 (`content=false` reads it without).
    */
   @Transform(toInteger)
   @IsInt()

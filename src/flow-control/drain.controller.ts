@@ -1,5 +1,5 @@
 import { BadRequestException, Controller, Delete, Get, HttpCode, Post, Req, UseInterceptors } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBadRequestResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { ErrorResponseDto } from '../actions/dto/action-responses.dto';
 import { DatabaseUnavailableInterceptor } from '../http/database-unavailable.interceptor';
@@ -38,10 +38,12 @@ export class DrainController {
     return this.drain.state();
   }
 
+  /** Ends the drain; 204 with no body, as every delete of the operator routes (the state after it: GET). */
   @Delete()
-  @ApiOperation({ summary: 'End the drain: resume the queue' })
-  @ApiOkResponse({ type: DrainResponseDto })
-  stop(): Promise<DrainResource> {
+  @HttpCode(204)
+  @ApiOperation({ summary: 'End the drain: resume the queue (GET /queue/drain then shows it running)' })
+  @ApiNoContentResponse({ description: 'Resumed (also when no drain was on)' })
+  stop(): Promise<void> {
     return this.drain.stop();
   }
 }

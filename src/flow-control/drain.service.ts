@@ -23,10 +23,9 @@ export class DrainService {
     return this.state();
   }
 
-  /** Ends the drain (resumes the queue) and returns the state. */
-  async stop(): Promise<DrainResource> {
+  /** Ends the drain (resumes the queue); a no-op when none is on. */
+  async stop(): Promise<void> {
     await this.dataSource.query(RESUME_QUEUE_SQL);
-    return this.state();
   }
 
   /** Whether the queue is paused, and how many actions still run. */

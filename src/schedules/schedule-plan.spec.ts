@@ -13,6 +13,24 @@ describe('planTicks', () => {
     expect(plan.next.toISOString()).toBe('2026-01-01T00:00:03.000Z');
   });
 
+  // Lateness (docs/operator-controls.md, "Catch-up after downtime"): from the tick's nominal instant
+  // (its cron time in its zone), not from the cursor or the schedule's creation, to the `now` the caller
+  // passes (the database clock when the ticker takes the schedule); exactly `misfireGraceMs` late is on time.
+  it("measures a tick's lateness from its nominal instant to now, a tick exactly the grace late being on time", () => {
+    const hourly = parseCron('0 * * * *', 'Europe/Paris');
+    const cursor = at('2026-01-01T00:00:00Z'); // 01:00 in Paris: the first tick is that instant
+    const policy = { catchUp: 'skip' as const, limit: 0, misfireGraceMs: 10_000 };
+    const onTime = planTicks(hourly, cursor, at('2026-01-01T00:00:10.000Z'), policy);
+    expect(iso(onTime.enqueue)).toEqual(['2026-01-01T00:00:00.000Z']);
+    const tooLate = planTicks(hourly, cursor, at('2026-01-01T00:00:10.001Z'), policy);
+    expect(tooLate.enqueue).toEqual([]);
+    expect(tooLate.skipped).toBe(1);
+    // A cursor left far behind (the schedule idle for hours) changes nothing: each tick is judged by its own time.
+    const behind = planTicks(hourly, at('2025-12-31T20:00:00Z'), at('2026-01-01T00:00:05Z'), policy);
+    expect(iso(behind.enqueue)).toEqual(['2026-01-01T00:00:00.000Z']);
+    expect(behind.skipped).toBe(4);
+  });
+
   it('under skip drops the ticks older than the grace', () => {
     const plan = planTicks(everySecond, at('2026-01-01T00:00:00Z'), at('2026-01-01T00:00:10Z'), { catchUp: 'skip', limit: 5, misfireGraceMs: 2_000 });
     expect(iso(plan.enqueue)).toEqual(['2026-01-01T00:00:08.000Z', '2026-01-01T00:00:09.000Z', '2026-01-01T00:00:10.000Z']);

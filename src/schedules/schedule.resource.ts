@@ -41,6 +41,18 @@ export interface ScheduleResource {
   createdAt: string;
 }
 
+/**
+ * A schedule as `GET /schedules` lists it: when its payload and last error
+ * cannot fit MAX_RESPONSE_BYTES beside the rest of the list, they are left out
+ * (`payload` `{}`, `lastError` null) and `contentBytes` says how large they are.
+ */
+export interface ListedScheduleResource extends ScheduleResource {
+  /** True when payload and lastError were left out; read them with `GET /schedules/:name` or by SQL. */
+  contentOmitted: boolean;
+  /** The sizes of what was left out; only when `contentOmitted`. */
+  contentBytes?: { payload: number; lastError: number };
+}
+
 /** The resource of a row. */
 export function toScheduleResource(row: ScheduleRow): ScheduleResource {
   return {

@@ -15,7 +15,7 @@ import { DatabaseUnavailableInterceptor } from '../http/database-unavailable.int
 import { JsonBodyInterceptor } from '../http/json-body.interceptor';
 import { QueueValidationPipe } from '../http/validation.pipe';
 import { CreateScheduleDto, ScheduleResponseDto, SchedulesResponseDto } from './dto/schedule.dto';
-import { ScheduleResource } from './schedule.resource';
+import { ListedScheduleResource, ScheduleResource } from './schedule.resource';
 import { SchedulesService } from './schedules.service';
 
 /** `/schedules`: recurring actions (cron with a time zone), enqueued exactly once per tick. */
@@ -30,7 +30,7 @@ export class SchedulesController {
   @Get()
   @ApiOperation({ summary: 'Every recurring action by name, with its next run' })
   @ApiOkResponse({ type: SchedulesResponseDto })
-  list(): Promise<{ items: ScheduleResource[] }> {
+  list(): Promise<{ items: ListedScheduleResource[] }> {
     return this.schedules.list();
   }
 

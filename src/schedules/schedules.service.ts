@@ -1,11 +1,21 @@
 import { BadRequestException, ConflictException, Inject, Injectable, NotFoundException } from '@nestjs/common';
 import type { Pool } from 'pg';
+import { QueueSettings } from '../config/settings';
+import { SETTINGS } from '../config/settings.token';
 import { PG_POOL } from '../database/pg-pool.provider';
+import { fitToBudget } from '../http/response-budget';
 import { ActionHandlersRegistry } from '../handlers/action-handlers.registry';
 import { RecurringActionOptions } from '../handlers/recurring-action-options.interface';
 import { checkSchedule, scheduleValues } from './schedule-input';
-import { ScheduleResource, ScheduleRow, toScheduleResource } from './schedule.resource';
-import { DB_NOW_SQL, DELETE_SCHEDULE_SQL, INSERT_SCHEDULE_SQL, LIST_SCHEDULES_SQL, SELECT_SCHEDULE_SQL } from './sql/schedules.sql';
+import { ListedScheduleResource, ScheduleResource, ScheduleRow, toScheduleResource } from './schedule.resource';
+import {
+  DB_NOW_SQL,
+  DELETE_SCHEDULE_SQL,
+  INSERT_SCHEDULE_SQL,
+  LIST_SCHEDULE_SIZES_SQL,
+  LIST_SCHEDULES_BY_NAME_SQL,
+  SELECT_SCHEDULE_SQL,
+} from './sql/schedules.sql';
 
 /** Upper bound of schedules listed at once: they are configuration, not data; far more is a mistake. */
 export const MAX_SCHEDULES_LISTED = 1_000;
@@ -19,12 +29,34 @@ export class SchedulesService {
   constructor(
     @Inject(PG_POOL) private readonly pool: Pool,
     private readonly registry: ActionHandlersRegistry,
+    @Inject(SETTINGS) private readonly settings: QueueSettings,
   ) {}
 
-  /** Every schedule by name, each with its next run (at most {@link MAX_SCHEDULES_LISTED}). */
-  async list(): Promise<{ items: ScheduleResource[] }> {
-    const rows: ScheduleRow[] = (await this.pool.query(`${LIST_SCHEDULES_SQL} LIMIT ${MAX_SCHEDULES_LISTED}`)).rows;
-    return { items: rows.map(toScheduleResource) };
+  /**
+   * Every schedule by name, each with its next run (at most {@link MAX_SCHEDULES_LISTED}),
+   * within MAX_RESPONSE_BYTES: a schedule whose payload and last error cannot fit
+   * beside the others is listed without them (`contentOmitted`, with `contentBytes`).
+   */
+  async list(): Promise<{ items: ListedScheduleResource[] }> {
+    const sizes: { name: string; payload_bytes: string; last_error_bytes: string }[] = (await this.pool.query(LIST_SCHEDULE_SIZES_SQL, [MAX_SCHEDULES_LISTED]))
+      .rows;
+    const bytes = new Map(sizes.map((s) => [s.name, { payload: Number(s.payload_bytes), lastError: Number(s.last_error_bytes) }]));
+    // No cursor: a schedule that cannot fit is listed without its content rather than left out.
+    const fit = fitToBudget(
+      sizes.map((s) => Number(s.payload_bytes) + Number(s.last_error_bytes)),
+      this.settings.MAX_RESPONSE_BYTES,
+      false,
+    );
+    const omitted = sizes.filter((_, i) => fit.omitted[i]).map((s) => s.name);
+    const rows: ScheduleRow[] = (await this.pool.query(LIST_SCHEDULES_BY_NAME_SQL, [sizes.map((s) => s.name), omitted])).rows;
+    const left = new Set(omitted);
+    return {
+      items: rows.map((row) =>
+        left.has(row.name)
+          ? { ...toScheduleResource(row), contentOmitted: true, contentBytes: bytes.get(row.name)! }
+          : { ...toScheduleResource(row), contentOmitted: false },
+      ),
+    };
   }
 
   /**

@@ -53,7 +53,7 @@ describe('GET /actions/:id bounds the trace too', () => {
 describe('GET /groups/:lockId/timeline bounds its page by MAX_RESPONSE_BYTES', () => {
   const t = withTestApp('bounded_timeline', { env: { MAX_RESPONSE_BYTES: String(MAX_RESPONSE_BYTES), WORKER_ENABLED: 'false' } });
 
-  it('sends the newest actions whose traces fit, with nextBefore to the rest, and 413 for one that never fits', async () => {
+  it('sends the newest actions whose traces fit, with nextBefore to the rest, and one that never fits without its trace', async () => {
     const ids = [];
     for (let i = 0; i < 3; i++) ids.push(await actionWithLongTrace(t.pg, 9201, 10, 4_000, 8_000)); // 40 KB of errors each
     const first = await request(t.url).get('/groups/9201/timeline');
@@ -64,10 +64,43 @@ describe('GET /groups/:lockId/timeline bounds its page by MAX_RESPONSE_BYTES', (
     const second = await request(t.url).get(`/groups/9201/timeline?before=${first.body.nextBefore}`);
     expect(second.body.actions.map((a: { id: string }) => a.id)).toEqual([ids[1]]);
 
+    // Seen failing before fitToBudget: 413 for the whole timeline, so the group's history could not be read at all.
+    const older = await actionWithLongTrace(t.pg, 9202, 1, 100, 0);
     const huge = await actionWithLongTrace(t.pg, 9202, 20, 4_000, 0); // 80 KB of errors alone
     const res = await request(t.url).get('/groups/9202/timeline');
-    expect(res.status).toBe(413);
-    expect(res.body.message).toMatch(new RegExp(`action ${huge} .*MAX_RESPONSE_BYTES`));
+    expect(res.status).toBe(200);
+    expect(res.text.length).toBeLessThan(MAX_RESPONSE_BYTES);
+    expect(res.body.actions.map((a: { id: string }) => a.id)).toEqual([older, huge]);
+    expect(res.body.actions[1]).toMatchObject({ id: huge, trace: [], lastError: null, contentOmitted: true });
+    expect(res.body.actions[1].contentBytes.trace).toBeGreaterThan(80_000);
+    expect(res.body.actions[0]).toMatchObject({ id: older, contentOmitted: false });
+    expect(res.body.actions[0].trace).toHaveLength(1);
+  });
+
+  it('lists blocked and deepest groups whose heads carry errors over the limit, without those errors', async () => {
+    // An error written by an operator's SQL can be any length; the service's own are bounded, but 200 may not fit.
+    const ids = [];
+    for (const lockId of [9401, 9402]) {
+      const { rows } = await t.pg.query<{ id: string }>(
+        `INSERT INTO actions (type, lock_id, payload, run_at) VALUES ('instance.create', $1, '{}', now() + interval '10 years') RETURNING id::text AS id`,
+        [lockId],
+      );
+      await t.pg.query(`UPDATE actions SET status = 'failed', finished_at = now(), attempts = 1, last_error = repeat('e', $2::int) WHERE id = $1`, [
+        rows[0].id,
+        lockId === 9401 ? 100 : 70_000,
+      ]);
+      ids.push(rows[0].id);
+    }
+    const blocked = await request(t.url).get('/groups/blocked');
+    expect(blocked.status).toBe(200);
+    const heads = Object.fromEntries(blocked.body.items.map((g: { lockId: string; head: unknown }) => [g.lockId, g.head]));
+    expect(heads['9401']).toMatchObject({ id: ids[0], lastError: 'e'.repeat(100), contentOmitted: false });
+    expect(heads['9402']).toMatchObject({ id: ids[1], lastError: null, contentOmitted: true, contentBytes: { lastError: 70_000 } });
+    const deepest = await request(t.url).get('/groups/deepest');
+    expect(deepest.status).toBe(200);
+    expect(deepest.text.length).toBeLessThan(MAX_RESPONSE_BYTES);
+    const deep = Object.fromEntries(deepest.body.items.map((g: { lockId: string; head: unknown }) => [g.lockId, g.head]));
+    expect(deep['9402']).toMatchObject({ id: ids[1], lastError: null, contentOmitted: true });
   });
 });
 

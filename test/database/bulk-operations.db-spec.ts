@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { waitFor, withTestApp } from '../support';
+import { waitFor, waitForLockWaiters, withTestApp } from '../support';
 
 /**
  * Bulk retry and cancel (src/bulk-operations/, audit table 037): a dry run
@@ -64,6 +64,37 @@ describe('bulk operations', () => {
     const list = await request(t.url).get('/bulk-operations').expect(200);
     expect(list.body.items[0]).toMatchObject({ id: done.body.id, operation: 'cancel', filter });
     expect(Number(list.body.items[0].id)).toBeGreaterThan(Number(list.body.items[1].id));
+  });
+
+  // "matched: counted at the start" (docs/operator-controls.md): the operation is bounded by the
+  // largest id matched then. Seen failing before: the three actions enqueued while the cancel ran
+  // were cancelled too (applied 6 of 3 matched).
+  it('leaves alone the actions enqueued while it runs: applied never exceeds matched', async () => {
+    const insert = async (n: number) =>
+      (
+        await t.pg.query<{ id: string }>(
+          `INSERT INTO actions (type, run_at) SELECT 'bulk.bounded', now() + interval '1 hour' FROM generate_series(1, $1::int) RETURNING id::text`,
+          [n],
+        )
+      ).rows.map((r) => r.id);
+    const before = await insert(3);
+    // Hold the first matched row, so the cancel's first chunk waits while more actions arrive.
+    const holder = await t.db.connect();
+    await holder.query('BEGIN');
+    await holder.query('SELECT 1 FROM actions WHERE id = $1 FOR UPDATE', [before[0]]);
+    const cancel = request(t.url)
+      .post('/bulk-operations')
+      .send({ operation: 'cancel', filter: { type: 'bulk.bounded' } })
+      .then((r) => r);
+    await waitForLockWaiters(t.db.name);
+    const during = await insert(3);
+    await holder.query('COMMIT');
+    const done = await cancel;
+    expect(done.status).toBe(201);
+    expect(done.body).toMatchObject({ matched: 3, applied: 3 });
+    const status = async (ids: string[]) => (await t.pg.query(`SELECT DISTINCT status FROM actions WHERE id = ANY($1::bigint[])`, [ids])).rows;
+    expect(await status(before)).toEqual([{ status: 'cancelled' }]);
+    expect(await status(during)).toEqual([{ status: 'pending' }]);
   });
 
   it('refuses an empty filter and a status the operation does not take, naming the field', async () => {

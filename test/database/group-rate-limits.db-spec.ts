@@ -26,6 +26,24 @@ async function startsOf(pg: Client, ids: string[]): Promise<{ starts: Start[]; a
 
 const gaps = (starts: Start[]) => starts.slice(1).map((s, i) => s.ms - starts[i].ms);
 
+/**
+ * The windows of `starts` that break the documented bound (docs/flow-control.md,
+ * "Precision"): from the i-th to the j-th start, j - i + 1 starts in (ms_j - ms_i)
+ * ms, at most `burst + perSecond × t + 0.1`. The bucket counts on the claim's
+ * clock, the starts are stamped a few ms later by the lease (see the 175 ms
+ * floor below), hence 10 ms of slack.
+ */
+function windowsOverBound(starts: Start[], perSecond: number, burst: number): string[] {
+  const over: string[] = [];
+  for (let i = 0; i < starts.length; i++) {
+    for (let j = i + 1; j < starts.length; j++) {
+      const seconds = (starts[j].ms - starts[i].ms + 10) / 1000;
+      if (j - i + 1 > burst + perSecond * seconds + 0.1) over.push(`${j - i + 1} starts in ${(seconds * 1000).toFixed(0)} ms`);
+    }
+  }
+  return over;
+}
+
 async function enqueue(pg: Client, lockId: number, n: number): Promise<string[]> {
   const { rows } = await pg.query<{ id: string }>(
     `INSERT INTO actions (lock_id, type, payload)
@@ -80,6 +98,7 @@ describe('rate limits per group', () => {
     // token as of when it fell due, up to 20 ms earlier (031 explains), so the next may follow it 180 ms later.
     starts.forEach((s, k) => expect(s.ms - starts[0].ms).toBeGreaterThanOrEqual(k * 200 - 15));
     expect(Math.min(...spacing)).toBeGreaterThanOrEqual(175);
+    expect(windowsOverBound(starts, 5, 1)).toEqual([]);
     expect([...spacing].sort((a, b) => a - b)[9]).toBeGreaterThanOrEqual(190);
     expect(rate).toBeGreaterThanOrEqual(4.5);
     expect(rate).toBeLessThanOrEqual(5.5);
@@ -105,6 +124,10 @@ describe('rate limits per group', () => {
     expect(starts[2].ms - starts[0].ms).toBeLessThan(300);
     expect(starts[3].ms - starts[0].ms).toBeGreaterThanOrEqual(495);
     expect(starts[4].ms - starts[0].ms).toBeGreaterThanOrEqual(995);
+    // The documented bound, on every window; the former wording ("at least 0.9 of an interval apart")
+    // holds for burst 1 only: here the burst's starts are a few ms apart.
+    expect(windowsOverBound(starts, 2, 3)).toEqual([]);
+    expect(Math.min(...spacing)).toBeLessThan(0.9 * 500);
   });
 
   it('lets the rest of the group run at once when its limit is removed, and sets it through SQL too', async () => {

@@ -102,6 +102,21 @@ describe('ActionQueueClient', () => {
     await expect(queue.groupByKey('never used')).rejects.toMatchObject({ status: 404 });
   });
 
+  it('reads an action too large for one response without its content (content: false)', async () => {
+    await sql.query(`SET aq.max_payload_bytes = '0'`);
+    const { rows } = await sql.query<{ id: string }>(
+      `INSERT INTO actions (type, payload, run_at) VALUES ('instance.create', jsonb_build_object('blob', repeat('x', 9 * 1024 * 1024)), now() + interval '10 years')
+       RETURNING id::text AS id`,
+    );
+    await sql.query('RESET aq.max_payload_bytes');
+    const queue = client();
+    const whole = await queue.get(rows[0].id).catch((e: unknown) => e);
+    expect(whole).toEqual(expect.objectContaining({ status: 413, messages: [expect.stringContaining('content=false')] }));
+    const bare = await queue.get(rows[0].id, { content: false });
+    expect(bare).toMatchObject({ id: rows[0].id, payload: {}, contentOmitted: true, contentBytes: { payload: 9 * 1024 * 1024 + 12 } });
+    await sql.query('DELETE FROM actions WHERE id = $1', [rows[0].id]);
+  });
+
   it('throws typed errors carrying the HTTP status and the messages naming the field', async () => {
     const queue = client();
     const bad = await queue.enqueue({ type: 'no.such.type' }).catch((e: unknown) => e);

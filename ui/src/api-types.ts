@@ -3,9 +3,9 @@
  * (type-only imports: nothing of the server is bundled), so a change of the
  * REST API that the dashboard does not follow fails `npm run build`.
  */
-import type { ActionResource } from '../../src/actions/action.resource';
+import type { BoundedActionResource } from '../../src/actions/action.resource';
 
-export type { ActionResource, AttemptResource, GroupResource, StatsResource } from '../../src/actions/action.resource';
+export type { ActionResource, AttemptResource, BoundedActionResource, GroupResource, StatsResource } from '../../src/actions/action.resource';
 export type { ActivityBucketResource, ActivityResource } from '../../src/actions/stats/activity.resource';
 export type {
   BlockedGroupResource,
@@ -23,6 +23,6 @@ export type { GroupRateLimitResource } from '../../src/flow-control/group-rate-l
 
 /** `GET /actions` (the controller returns it without a named type). */
 export interface ActionsPage {
-  items: ActionResource[];
+  items: BoundedActionResource[];
   nextCursor: string | null;
 }

@@ -1,6 +1,15 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ACTION_STATUSES, ActionStatus, ATTEMPT_OUTCOMES, AttemptOutcome, FAILURE_POLICIES, FailurePolicy } from '../../vocabulary';
-import type { ActionCommandResource, ActionResource, AttemptResource, GroupPauseResource, GroupResource, StatsResource } from '../action.resource';
+import type {
+  ActionCommandResource,
+  ActionResource,
+  AttemptResource,
+  BoundedActionResource,
+  ContentBytesResource,
+  GroupPauseResource,
+  GroupResource,
+  StatsResource,
+} from '../action.resource';
 import type { Describes } from './describes';
 
 /*
@@ -135,12 +144,41 @@ export class ActionCommandResponseDto extends ActionResponseDto implements Descr
   contentOmitted: boolean;
 }
 
+/** The sizes of an action's content that was left out (ContentBytesResource). */
+export class ContentBytesDto implements Describes<ContentBytesResource, ContentBytesDto> {
+  @ApiProperty({ example: 20971532, description: 'Bytes of the payload as JSON text' })
+  payload: number;
+
+  @ApiProperty({ example: 0, description: 'Bytes of the result as JSON text (0: none)' })
+  result: number;
+
+  @ApiProperty({ example: 0, description: 'Bytes of the last error (0: none)' })
+  lastError: number;
+
+  @ApiPropertyOptional({ example: 0, description: "Bytes of the trace's worker ids, errors and stacks; only on `GET /actions/:id`" })
+  trace?: number;
+}
+
+/** An action as a read bounded by MAX_RESPONSE_BYTES sends it (BoundedActionResource). */
+export class BoundedActionResponseDto extends ActionResponseDto implements Describes<BoundedActionResource, BoundedActionResponseDto> {
+  @ApiProperty({
+    example: false,
+    description:
+      'True when its payload, result and lastError were left out (`payload` is `{}`, `result` and `lastError` are null): they cannot fit MAX_RESPONSE_BYTES ' +
+      'beside the rest of the answer, or `content=false` was asked. Read them with `GET /actions/:id`, or by SQL when over MAX_RESPONSE_BYTES',
+  })
+  contentOmitted: boolean;
+
+  @ApiPropertyOptional({ type: ContentBytesDto, description: 'The sizes of what was left out; only when `contentOmitted`' })
+  contentBytes?: ContentBytesDto;
+}
+
 /** `GET /actions/:id`: the action with its trace. */
 export class ActionWithTraceResponseDto
-  extends ActionResponseDto
-  implements Describes<ActionResource & { trace: AttemptResource[] }, ActionWithTraceResponseDto>
+  extends BoundedActionResponseDto
+  implements Describes<BoundedActionResource & { trace: AttemptResource[] }, ActionWithTraceResponseDto>
 {
-  @ApiProperty({ type: [AttemptResponseDto] })
+  @ApiProperty({ type: [AttemptResponseDto], description: "Under `content=false`, each attempt's `error` and `errorStack` are null" })
   trace: AttemptResponseDto[];
 }
 
@@ -151,9 +189,12 @@ export class ActionsBatchResponseDto implements Describes<{ actions: ActionResou
 }
 
 /** `GET /actions`. */
-export class ActionsPageResponseDto implements Describes<{ items: ActionResource[]; nextCursor: string | null }, ActionsPageResponseDto> {
-  @ApiProperty({ type: [ActionResponseDto] })
-  items: ActionResponseDto[];
+export class ActionsPageResponseDto implements Describes<{ items: BoundedActionResource[]; nextCursor: string | null }, ActionsPageResponseDto> {
+  @ApiProperty({
+    type: [BoundedActionResponseDto],
+    description: 'An action whose content can never fit MAX_RESPONSE_BYTES is listed without it (`contentOmitted`)',
+  })
+  items: BoundedActionResponseDto[];
 
   @ApiProperty({ example: '67', nullable: true, type: String, description: 'Pass as `after` for the next page; null on the last page' })
   nextCursor: string | null;
@@ -167,8 +208,12 @@ export class GroupResponseDto implements Describes<GroupResource, GroupResponseD
   @ApiProperty({ example: null, nullable: true, type: String, description: 'The string group key (groupKey at enqueue), or null for an integer group' })
   groupKey: string | null;
 
-  @ApiProperty({ type: ActionResponseDto, nullable: true })
-  head: ActionResponseDto | null;
+  @ApiProperty({
+    type: BoundedActionResponseDto,
+    nullable: true,
+    description: 'The head; without its content when that is over MAX_RESPONSE_BYTES (`contentOmitted`)',
+  })
+  head: BoundedActionResponseDto | null;
 
   @ApiProperty({ example: false })
   running: boolean;

@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ACTION_STATUSES, ActionStatus, FAILURE_POLICIES, FailurePolicy } from '../../vocabulary';
 import type {
   BlockedGroupResource,
@@ -18,6 +18,21 @@ import type { Describes } from './describes';
  * return the plain objects of group-views.resource.ts and activity.resource.ts,
  * which each class implements (describes.ts), so a drift fails the build.
  */
+
+/** The size of an error left out of an answer. */
+export class ErrorBytesDto {
+  @ApiProperty({ example: 9000000, description: 'Bytes of the last error' })
+  lastError: number;
+}
+
+/** The sizes of a timeline entry's content left out of an answer. */
+export class TimelineContentBytesDto extends ErrorBytesDto {
+  @ApiProperty({ example: 80000, description: "Bytes of its trace's worker ids and errors" })
+  trace: number;
+}
+
+const OMITTED_ERROR =
+  'True when `lastError` was left out (null): it cannot fit MAX_RESPONSE_BYTES beside the rest of the answer; read it with `GET /actions/:id`';
 
 /** The failed head of a blocked group. */
 export class BlockedHeadDto implements Describes<BlockedGroupResource['head'], BlockedHeadDto> {
@@ -41,6 +56,12 @@ export class BlockedHeadDto implements Describes<BlockedGroupResource['head'], B
 
   @ApiProperty({ example: '2025-01-01T12:00:09.000Z', nullable: true, type: String, format: 'date-time', description: 'When it failed (blocked since)' })
   failedAt: string | null;
+
+  @ApiProperty({ example: false, description: OMITTED_ERROR })
+  contentOmitted: boolean;
+
+  @ApiPropertyOptional({ type: ErrorBytesDto, description: 'The size of what was left out; only when `contentOmitted`' })
+  contentBytes?: ErrorBytesDto;
 }
 
 /** One blocked group. */
@@ -86,6 +107,12 @@ export class DeepGroupHeadDto implements Describes<NonNullable<DeepestGroupResou
 
   @ApiProperty({ example: null, nullable: true, type: String })
   lastError: string | null;
+
+  @ApiProperty({ example: false, description: OMITTED_ERROR })
+  contentOmitted: boolean;
+
+  @ApiPropertyOptional({ type: ErrorBytesDto, description: 'The size of what was left out; only when `contentOmitted`' })
+  contentBytes?: ErrorBytesDto;
 }
 
 /** One group of `GET /groups/deepest`. */
@@ -159,11 +186,23 @@ export class TimelineActionDto implements Describes<TimelineActionResource, Time
   @ApiProperty({ example: null, nullable: true, type: String })
   lastError: string | null;
 
-  @ApiProperty({ type: [AttemptResponseDto], description: 'Ended attempts, in attempt order (retries, lease expiries and releases included)' })
+  @ApiProperty({
+    type: [AttemptResponseDto],
+    description: 'Ended attempts, in attempt order (retries, lease expiries and releases included); empty when `contentOmitted`',
+  })
   trace: AttemptResponseDto[];
 
   @ApiProperty({ type: CurrentAttemptDto, nullable: true, description: 'The running attempt, while the action runs' })
   current: CurrentAttemptDto | null;
+
+  @ApiProperty({
+    example: false,
+    description: 'True when its last error and trace were left out (`lastError` null, `trace` empty): alone they are over MAX_RESPONSE_BYTES; read them by SQL',
+  })
+  contentOmitted: boolean;
+
+  @ApiPropertyOptional({ type: TimelineContentBytesDto, description: 'The sizes of what was left out; only when `contentOmitted`' })
+  contentBytes?: TimelineContentBytesDto;
 }
 
 /** `GET /groups/:lockId/timeline`. */

@@ -2,7 +2,7 @@ import { BadRequestException, Inject, Injectable, NotFoundException } from '@nes
 import { DataSource } from 'typeorm';
 import { QUEUE_DATA_SOURCE } from '../../database/queue-data-source.token';
 import { ActionHandlersRegistry } from '../../handlers/action-handlers.registry';
-import { GroupPauseResource, GroupResource, toActionResource } from '../action.resource';
+import { GroupPauseResource, GroupResource } from '../action.resource';
 import { lockIdProblem } from '../dto/lock-id.validator';
 import { internedLockId } from '../group-key.lookup';
 import { BoundedActionReader } from '../reads/bounded-action.reader';
@@ -61,11 +61,11 @@ export class GroupStateService {
         pausedBy,
       };
     }
-    const headRow = g.head_id ? await this.bounded.read(g.head_id) : null;
-    const head = headRow ? toActionResource(headRow) : null;
+    // An oversize head is shown without its content: a group's state always answers.
+    const head = g.head_id ? await this.bounded.readWithin(g.head_id) : null;
     let blockedReason: string | null = null;
     if (head?.status === 'failed') {
-      blockedReason = `head action ${head.id} failed after ${head.attempts} attempt(s): ${head.lastError ?? 'unknown error'}; retry or cancel it`;
+      blockedReason = `head action ${head.id} failed after ${head.attempts} attempt(s): ${head.contentOmitted ? `an error of ${head.contentBytes?.lastError} bytes (read it by SQL)` : (head.lastError ?? 'unknown error')}; retry or cancel it`;
     } else if (head?.status === 'pending' && !this.registry.has(head.type)) {
       blockedReason = `head action ${head.id} has type "${head.type}", which no handler of this instance runs`;
     }

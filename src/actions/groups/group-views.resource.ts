@@ -7,7 +7,19 @@ export interface BlockedGroupResource {
   /** The string group key, or null for an integer group. */
   groupKey: string | null;
   /** The failed head. */
-  head: { id: string; type: string; attempts: number; maxAttempts: number; lastError: string | null; createdAt: string; failedAt: string | null };
+  head: {
+    id: string;
+    type: string;
+    attempts: number;
+    maxAttempts: number;
+    lastError: string | null;
+    createdAt: string;
+    failedAt: string | null;
+    /** True when `lastError` was left out (null): it cannot fit MAX_RESPONSE_BYTES beside the rest of the page. */
+    contentOmitted: boolean;
+    /** The size of what was left out; only when `contentOmitted`. */
+    contentBytes?: { lastError: number };
+  };
   /** Actions of the group waiting behind the head. */
   waiting: number;
 }
@@ -26,7 +38,18 @@ export interface DeepestGroupResource {
   groupKey: string | null;
   /** Actions holding the group: pending, running, or a failed head under `block`. */
   depth: number;
-  head: { id: string; type: string; status: ActionStatus; attempts: number; runAt: string; lastError: string | null } | null;
+  head: {
+    id: string;
+    type: string;
+    status: ActionStatus;
+    attempts: number;
+    runAt: string;
+    lastError: string | null;
+    /** True when `lastError` was left out (null): it cannot fit MAX_RESPONSE_BYTES beside the rest of the list. */
+    contentOmitted: boolean;
+    /** The size of what was left out; only when `contentOmitted`. */
+    contentBytes?: { lastError: number };
+  } | null;
 }
 
 /** The attempt a running action is in now (no trace row yet). */
@@ -50,8 +73,16 @@ export interface TimelineActionResource {
   startedAt: string | null;
   finishedAt: string | null;
   lastError: string | null;
+  /** Its ended attempts; empty when `contentOmitted`. */
   trace: AttemptResource[];
   current: CurrentAttemptResource | null;
+  /**
+   * True when its last error and trace were left out (`lastError` null, `trace`
+   * empty): alone they are over MAX_RESPONSE_BYTES. Read them by SQL.
+   */
+  contentOmitted: boolean;
+  /** The sizes of what was left out (the trace: its worker ids and errors); only when `contentOmitted`. */
+  contentBytes?: { lastError: number; trace: number };
 }
 
 /** `GET /groups/:lockId/timeline`. */

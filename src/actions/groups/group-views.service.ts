@@ -1,8 +1,9 @@
-import { BadRequestException, Inject, Injectable, PayloadTooLargeException } from '@nestjs/common';
+import { BadRequestException, Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { QueueSettings } from '../../config/settings';
 import { SETTINGS } from '../../config/settings.token';
 import { QUEUE_DATA_SOURCE } from '../../database/queue-data-source.token';
+import { BudgetFit, fitToBudget } from '../../http/response-budget';
 import { toAttemptResource } from '../action.resource';
 import { INT64_MAX } from '../dto/int64.validator';
 import { lockIdProblem } from '../dto/lock-id.validator';
@@ -47,8 +48,15 @@ export class GroupViewsService {
       finished_at: Date | null;
       waiting: number;
     }[] = await this.dataSource.query(BLOCKED_GROUPS_SQL, [query.after ?? null, limit]);
+    // Errors are bounded when written, yet 200 of them may not fit a small MAX_RESPONSE_BYTES.
+    const fit = fitToBudget(
+      rows.map((r) => errorBytes(r.last_error)),
+      this.settings.MAX_RESPONSE_BYTES,
+    );
+    const fetched = rows.length;
+    rows.splice(fit.count);
     return {
-      items: rows.map((r) => ({
+      items: rows.map((r, i) => ({
         lockId: r.lock_id,
         groupKey: r.group_key,
         head: {
@@ -56,13 +64,13 @@ export class GroupViewsService {
           type: r.type,
           attempts: r.attempts,
           maxAttempts: r.max_attempts,
-          lastError: r.last_error,
           createdAt: r.created_at.toISOString(),
           failedAt: iso(r.finished_at),
+          ...omittableError(r.last_error, fit.omitted[i]),
         },
         waiting: r.waiting,
       })),
-      nextCursor: rows.length === limit ? rows[rows.length - 1].lock_id : null,
+      nextCursor: rows.length < fetched || fetched === limit ? rows[rows.length - 1].lock_id : null,
     };
   }
 
@@ -82,8 +90,14 @@ export class GroupViewsService {
       head_run_at: Date;
       head_last_error: string | null;
     }[] = await this.dataSource.query(DEEPEST_GROUPS_SQL, [query.limit ?? 20]);
+    // One list without a cursor: an error that cannot fit is left out rather than the group.
+    const fit = fitToBudget(
+      rows.map((r) => errorBytes(r.head_last_error)),
+      this.settings.MAX_RESPONSE_BYTES,
+      false,
+    );
     return {
-      items: rows.map((r) => ({
+      items: rows.map((r, i) => ({
         lockId: r.lock_id,
         groupKey: r.group_key,
         depth: r.depth,
@@ -94,7 +108,7 @@ export class GroupViewsService {
               status: r.head_status,
               attempts: r.head_attempts,
               runAt: r.head_run_at.toISOString(),
-              lastError: r.head_last_error,
+              ...omittableError(r.head_last_error, fit.omitted[i]),
             }
           : null,
       })),
@@ -113,9 +127,12 @@ export class GroupViewsService {
     const limit = query.limit ?? 50;
     const rows: TimelineRow[] = await this.dataSource.query(GROUP_TIMELINE_SQL, [canonical, query.before ?? INT64_MAX_TEXT, limit]);
     const fetched = rows.length;
-    rows.splice(await this.rowsThatFit(rows)); // newest first: the page keeps the newest that fit
+    const fit = await this.timelineFit(rows); // newest first: the page keeps the newest that fit
+    const omitted = new Map(rows.slice(0, fit.count).map((r, i) => [r.id, fit.omitted[i] ? fit.bytes[i] : null]));
+    rows.splice(fit.count);
     rows.reverse(); // newest first from the index walk; execution order is id order
-    const traces = rows.length > 0 ? await this.dataSource.query(TRACES_SQL, [rows.map((r) => r.id)]) : [];
+    const sent = rows.filter((r) => !omitted.get(r.id)).map((r) => r.id);
+    const traces = sent.length > 0 ? await this.dataSource.query(TRACES_SQL, [sent]) : [];
     const byAction = new Map<string, TimelineActionResource['trace']>();
     for (const t of traces) {
       const list = byAction.get(t.action_id) ?? [];
@@ -133,38 +150,44 @@ export class GroupViewsService {
       createdAt: r.created_at.toISOString(),
       startedAt: iso(r.started_at),
       finishedAt: iso(r.finished_at),
-      lastError: r.last_error,
+      lastError: omitted.get(r.id) ? null : r.last_error,
       trace: byAction.get(r.id) ?? [],
       current:
         r.status === 'running' && r.lease_owner && r.attempt_started_at && r.lease_expires_at
           ? { attempt: r.attempts, workerId: r.lease_owner, startedAt: r.attempt_started_at.toISOString(), leaseExpiresAt: r.lease_expires_at.toISOString() }
           : null,
+      ...(omitted.get(r.id) ? { contentOmitted: true, contentBytes: omitted.get(r.id)! } : { contentOmitted: false }),
     }));
     return { lockId: canonical, actions, nextBefore: rows.length < fetched || rows.length === limit ? rows[0].id : null };
   }
 
   /**
-   * How many of `rows` (newest first) fit MAX_RESPONSE_BYTES with their last
-   * errors and traces (a trace grows with every retry, without limit), measured
-   * by PostgreSQL before any trace is fetched.
-   * @throws PayloadTooLargeException (413) when the newest alone does not fit, naming it.
+   * How `rows` (newest first) fit MAX_RESPONSE_BYTES with their last errors and
+   * traces (a trace grows with every retry, without limit), measured by
+   * PostgreSQL before any trace is fetched (fitToBudget): the page keeps the
+   * newest that fit; one whose errors and trace alone are over the limit is
+   * listed without them.
+   * @returns the fit, and per row its bytes of last error and trace.
    */
-  private async rowsThatFit(rows: TimelineRow[]): Promise<number> {
-    if (rows.length === 0) return 0;
+  private async timelineFit(rows: TimelineRow[]): Promise<BudgetFit & { bytes: { lastError: number; trace: number }[] }> {
+    if (rows.length === 0) return { count: 0, omitted: [], bytes: [] };
     const sizes: { action_id: string; bytes: string }[] = await this.dataSource.query(TRACE_BYTES_SQL, [rows.map((r) => r.id)]);
     const traceBytes = new Map(sizes.map((s) => [s.action_id, Number(s.bytes)]));
-    const budget = this.settings.MAX_RESPONSE_BYTES;
-    let total = 0;
-    for (let i = 0; i < rows.length; i++) {
-      const bytes = (traceBytes.get(rows[i].id) ?? 0) + Buffer.byteLength(rows[i].last_error ?? '');
-      total += bytes;
-      if (total <= budget) continue;
-      if (i > 0) return i;
-      throw new PayloadTooLargeException(
-        `action ${rows[i].id} holds ${bytes} bytes of errors and trace, over the ${budget}-byte limit of one response (MAX_RESPONSE_BYTES); ` +
-          `read it by SQL; list past it with before=${rows[i].id}`,
-      );
-    }
-    return rows.length;
+    const bytes = rows.map((r) => ({ lastError: errorBytes(r.last_error), trace: traceBytes.get(r.id) ?? 0 }));
+    const fit = fitToBudget(
+      bytes.map((b) => b.lastError + b.trace),
+      this.settings.MAX_RESPONSE_BYTES,
+    );
+    return { ...fit, bytes };
   }
+}
+
+/** Bytes of an error as sent (UTF-8). */
+function errorBytes(error: string | null): number {
+  return error === null ? 0 : Buffer.byteLength(error);
+}
+
+/** A head's `lastError`, or its size when it was left out of the answer. */
+function omittableError(error: string | null, omitted: boolean): { lastError: string | null; contentOmitted: boolean; contentBytes?: { lastError: number } } {
+  return omitted ? { lastError: null, contentOmitted: true, contentBytes: { lastError: errorBytes(error) } } : { lastError: error, contentOmitted: false };
 }

@@ -3,8 +3,12 @@ import { DataSource } from 'typeorm';
 import { QueueSettings } from '../../config/settings';
 import { SETTINGS } from '../../config/settings.token';
 import { QUEUE_DATA_SOURCE } from '../../database/queue-data-source.token';
+import { BoundedActionResource, toBoundedActionResource } from '../action.resource';
 import { ActionRow } from '../sql/action-columns.sql';
-import { ACTION_RESOURCE_BYTES_SQL, SELECT_BOUNDED_ACTION_SQL } from '../sql/manage-actions.sql';
+import { ACTION_RESOURCE_BYTES_SQL, ContentBytesRow, SELECT_ACTION_WITHIN_SQL, SELECT_BOUNDED_ACTION_SQL } from '../sql/manage-actions.sql';
+
+/** The query flag that reads an action without its content (named in every 413 of a one-action read). */
+export const WITHOUT_CONTENT_FLAG = 'content=false';
 
 /**
  * Reads one action within the response budget (MAX_RESPONSE_BYTES): sizes are
@@ -32,13 +36,29 @@ export class BoundedActionReader {
   }
 
   /**
+   * One action that always fits: its content is left out (`contentOmitted`,
+   * with `contentBytes`) when payload, result and error are over `budget`.
+   * @param budget bytes of content it may carry: MAX_RESPONSE_BYTES by default; -1 always leaves the content out.
+   * @returns the action, or null when it does not exist.
+   */
+  async readWithin(id: string, budget = this.settings.MAX_RESPONSE_BYTES): Promise<BoundedActionResource | null> {
+    const [row]: (ActionRow & ContentBytesRow & { content_omitted: boolean })[] = await this.dataSource.query(SELECT_ACTION_WITHIN_SQL, [id, budget]);
+    if (!row) return null;
+    return toBoundedActionResource(row, {
+      payload: Number(row.payload_bytes),
+      result: Number(row.result_bytes),
+      lastError: Number(row.last_error_bytes),
+    });
+  }
+
+  /**
    * The 413 for an action too large for one response, naming it and the limit.
    * @param bytes its measured size; `hint` ends the message (e.g. how to list past it).
    */
   tooLargeToSend(id: string, bytes: number, hint: string, withTrace = false): PayloadTooLargeException {
     return new PayloadTooLargeException(
       `action ${id} holds ${bytes} bytes of payload, result${withTrace ? ', error and trace' : ' and error'}, over the ${this.settings.MAX_RESPONSE_BYTES}-byte limit of one response ` +
-        `(MAX_RESPONSE_BYTES); read it by SQL${hint}`,
+        `(MAX_RESPONSE_BYTES); read it without its content with GET /actions/${id}?${WITHOUT_CONTENT_FLAG}, or by SQL${hint}`,
     );
   }
 }

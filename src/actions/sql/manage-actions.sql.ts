@@ -110,17 +110,24 @@ FROM action_attempts WHERE action_id = $1::bigint`;
 const COMMAND_SIZE = `(SELECT ${RESOURCE_BYTES} > $2::bigint AS omit FROM actions WHERE id = $1::bigint)`;
 
 /**
- * An action's columns as a command (cancel, retry) returns them, with `size`
- * from {@link COMMAND_SIZE}: over MAX_RESPONSE_BYTES, payload `{}`, result and
- * last error null, and `content_omitted` true, so that an oversize row (stored
- * before the payload limit, or by an operator who lifted it) is never fetched
- * to answer a command.
+ * An action's columns, with its content (payload, result, last error) left
+ * out where the SQL boolean `omit` is true: payload `{}`, result and last
+ * error null, and `content_omitted` true. CASE evaluates lazily, so an
+ * omitted row's content is never detoasted nor sent to the service.
  */
-const COMMAND_RESULT_COLUMNS = `
-  id::text, lock_id::text, type, CASE WHEN size.omit THEN '{}'::jsonb ELSE payload END AS payload, status, attempts, max_attempts, on_failure,
-  run_at, created_at, started_at, finished_at, CASE WHEN size.omit THEN NULL ELSE result END AS result,
-  CASE WHEN size.omit THEN NULL ELSE last_error END AS last_error, idempotency_key, retry_of::text,
-  charged_attempts, cancel_requested_at, quarantined, group_key, size.omit AS content_omitted`;
+const actionColumnsOmitting = (omit: string): string => `
+  id::text, lock_id::text, type, CASE WHEN ${omit} THEN '{}'::jsonb ELSE payload END AS payload, status, attempts, max_attempts, on_failure,
+  run_at, created_at, started_at, finished_at, CASE WHEN ${omit} THEN NULL ELSE result END AS result,
+  CASE WHEN ${omit} THEN NULL ELSE last_error END AS last_error, idempotency_key, retry_of::text,
+  charged_attempts, cancel_requested_at, quarantined, group_key, ${omit} AS content_omitted`;
+
+/**
+ * An action's columns as a command (cancel, retry) returns them, with `size`
+ * from {@link COMMAND_SIZE}: over MAX_RESPONSE_BYTES, its content is left out
+ * ({@link actionColumnsOmitting}), so that an oversize row (stored before the
+ * payload limit, or by an operator who lifted it) is never fetched to answer a command.
+ */
+const COMMAND_RESULT_COLUMNS = actionColumnsOmitting('size.omit');
 
 /**
  * Cancels an action. Pending or failed: `cancelled` at once (a cancelled head
@@ -159,11 +166,54 @@ RETURNING ${COMMAND_RESULT_COLUMNS}`;
 export const ACTION_RESOURCE_BYTES_SQL = `SELECT ${RESOURCE_BYTES} AS bytes FROM actions WHERE id = $1::bigint`;
 
 /**
- * The ids and resource bytes of a page (`sql`: LIST_ACTIONS_SQL or
- * LIST_GROUP_ACTIONS_SQL, with their parameters), in id order: the service picks
- * the rows that fit MAX_RESPONSE_BYTES before fetching any payload.
+ * An action's content sizes in bytes as columns `payload_bytes`, `result_bytes`
+ * and `last_error_bytes` (bigint): what {@link RESOURCE_BYTES} adds up, per part,
+ * so that an answer that leaves the content out can say how large it is.
+ * `t` names the actions row.
  */
-export const pageSizesSql = (sql: string): string => `SELECT page.id, ${RESOURCE_BYTES} AS bytes FROM (${sql}) AS page ORDER BY page.id::bigint`;
+const contentBytesColumns = (t: string): string =>
+  `octet_length(${t}.payload::text)::bigint AS payload_bytes, coalesce(octet_length(${t}.result::text), 0)::bigint AS result_bytes, ` +
+  `coalesce(octet_length(${t}.last_error), 0)::bigint AS last_error_bytes`;
 
-/** Actions by id, in id order. `$1::bigint[]` ids. */
-export const SELECT_ACTIONS_BY_IDS_SQL = `SELECT ${ACTION_COLUMNS} FROM actions WHERE id = ANY($1::bigint[]) ORDER BY actions.id`;
+/** A row's content sizes as {@link contentBytesColumns} return them (bigints as text). */
+export interface ContentBytesRow {
+  payload_bytes: string;
+  result_bytes: string;
+  last_error_bytes: string;
+}
+
+/**
+ * The ids and content sizes of a page (`sql`: LIST_ACTIONS_SQL or
+ * LIST_GROUP_ACTIONS_SQL, with their parameters), in id order: the service fits
+ * the page to MAX_RESPONSE_BYTES (fitToBudget) before fetching any payload.
+ */
+export const pageSizesSql = (sql: string): string => `SELECT page.id, ${contentBytesColumns('page')} FROM (${sql}) AS page ORDER BY page.id::bigint`;
+
+/**
+ * Actions by id, in id order, those of `$2::bigint[]` without their content
+ * (`content_omitted`). `$1::bigint[]` ids.
+ */
+export const SELECT_LISTED_ACTIONS_SQL = `
+SELECT ${actionColumnsOmitting('(actions.id = ANY($2::bigint[]))')}
+FROM actions WHERE id = ANY($1::bigint[]) ORDER BY actions.id`;
+
+/**
+ * One action with its content sizes ({@link contentBytesColumns}), its content
+ * left out when payload, result and last error together are over `$2::bigint`
+ * bytes (-1: always). `$1::bigint` id; no row: it does not exist.
+ */
+export const SELECT_ACTION_WITHIN_SQL = `
+SELECT ${actionColumnsOmitting('s.omit')}, s.payload_bytes, s.result_bytes, s.last_error_bytes
+FROM actions CROSS JOIN LATERAL (
+  SELECT b.*, b.payload_bytes + b.result_bytes + b.last_error_bytes > $2::bigint AS omit
+  FROM (SELECT ${contentBytesColumns('actions')}) AS b
+) AS s
+WHERE actions.id = $1::bigint`;
+
+/**
+ * The trace of one action, oldest first, without its content (each attempt's
+ * error and stack null): what `GET /actions/:id?content=false` sends. `$1::bigint` id.
+ */
+export const SELECT_TRACE_WITHOUT_CONTENT_SQL = `
+SELECT attempt, worker_id, started_at, finished_at, outcome, NULL AS error, NULL AS error_stack, chunk_of::text AS chunk_of
+FROM action_attempts WHERE action_id = $1::bigint ORDER BY id`;

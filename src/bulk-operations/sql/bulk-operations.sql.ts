@@ -17,17 +17,22 @@ const MATCHES = `
   AND ($5::timestamptz IS NULL OR a.created_at >= $5::timestamptz)
   AND ($6::timestamptz IS NULL OR a.created_at < $6::timestamptz)`;
 
-/** How many actions the filter matches (the dry run). Parameters: see MATCHES. */
-export const COUNT_MATCHING_SQL = `SELECT count(*)::bigint AS n FROM actions AS a WHERE ${MATCHES}`;
+/**
+ * How many actions the filter matches (the dry run), and the largest id among
+ * them (null: none), in one snapshot: the chunks stop at that id, so actions
+ * enqueued while the operation runs are left alone. Parameters: see MATCHES.
+ */
+export const COUNT_MATCHING_SQL = `SELECT count(*)::bigint AS n, max(a.id)::text AS max_id FROM actions AS a WHERE ${MATCHES}`;
 
 /**
- * The next chunk of matching ids in id order, after `$7::bigint`, at most
- * `$8::int`: chunks walk the table once, so an action changed by a chunk is
- * never met again. Parameters 1..6: see MATCHES.
+ * The next chunk of matching ids in id order, after `$7::bigint` and up to
+ * `$9::bigint` (the largest id matched at the start), at most `$8::int`:
+ * chunks walk the table once, so an action changed by a chunk is never met
+ * again. Parameters 1..6: see MATCHES.
  */
 export const NEXT_CHUNK_SQL = `
 SELECT a.id::text AS id FROM actions AS a
-WHERE ${MATCHES} AND a.id > $7::bigint
+WHERE ${MATCHES} AND a.id > $7::bigint AND a.id <= $9::bigint
 ORDER BY a.id LIMIT $8::int`;
 
 /**

@@ -48,7 +48,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One action with its trace */
+    /** One action with its trace (`content=false`: without its content) */
     get: operations['ActionsController_get'];
     put?: never;
     post?: never;
@@ -380,7 +380,7 @@ export interface paths {
     put?: never;
     /** Start a drain: pause the whole queue (running actions finish); poll GET until `drained` */
     post: operations['DrainController_start'];
-    /** End the drain: resume the queue */
+    /** End the drain: resume the queue (GET /queue/drain then shows it running) */
     delete: operations['DrainController_stop'];
     options?: never;
     head?: never;
@@ -698,8 +698,139 @@ export interface components {
       /** @description In input order */
       actions: components['schemas']['ActionResponseDto'][];
     };
+    ContentBytesDto: {
+      /**
+       * @description Bytes of the payload as JSON text
+       * @example 20971532
+       */
+      payload: number;
+      /**
+       * @description Bytes of the result as JSON text (0: none)
+       * @example 0
+       */
+      result: number;
+      /**
+       * @description Bytes of the last error (0: none)
+       * @example 0
+       */
+      lastError: number;
+      /**
+       * @description Bytes of the trace's worker ids, errors and stacks; only on `GET /actions/:id`
+       * @example 0
+       */
+      trace?: number;
+    };
+    BoundedActionResponseDto: {
+      /**
+       * @description 64-bit id as a decimal string
+       * @example 17
+       */
+      id: string;
+      /**
+       * @description Group key (decimal string), or null: belongs to no group. For a string-keyed action, the lock id its groupKey was interned under
+       * @example 26
+       */
+      lockId: string | null;
+      /**
+       * @description The string group key it was enqueued with, or null (an integer group, or none)
+       * @example null
+       */
+      groupKey: string | null;
+      /**
+       * @description Handler name
+       * @example instance.create
+       */
+      type: string;
+      /**
+       * @example {
+       *       "instanceId": 26
+       *     }
+       */
+      payload: {
+        [key: string]: unknown;
+      };
+      /**
+       * @example pending
+       * @enum {string}
+       */
+      status: 'pending' | 'running' | 'done' | 'failed' | 'cancelled';
+      /**
+       * @description Executions started so far
+       * @example 1
+       */
+      attempts: number;
+      /**
+       * @description Attempts allowed (a handler option may cap it; the number shown is the number enforced). Releases do not count; a manual retry grants it afresh
+       * @example 5
+       */
+      maxAttempts: number;
+      /**
+       * @example block
+       * @enum {string}
+       */
+      onFailure: 'block' | 'skip';
+      /**
+       * Format: date-time
+       * @description Not claimable before
+       * @example 2025-01-01T12:00:00.000Z
+       */
+      runAt: string;
+      /**
+       * Format: date-time
+       * @example 2025-01-01T12:00:00.000Z
+       */
+      createdAt: string;
+      /**
+       * Format: date-time
+       * @example null
+       */
+      startedAt: string | null;
+      /**
+       * Format: date-time
+       * @example null
+       */
+      finishedAt: string | null;
+      /**
+       * @description What the handler returned (any JSON)
+       * @example null
+       */
+      result: Record<string, never> | null;
+      /** @example null */
+      lastError: string | null;
+      /** @example create-26 */
+      idempotencyKey: string | null;
+      /**
+       * @description The failed `skip` action this one retries
+       * @example null
+       */
+      retryOf: string | null;
+      /**
+       * @description Attempts counted toward maxAttempts (releases and lost leases not proven to be its fault are not)
+       * @example 0
+       */
+      chargedAttempts: number;
+      /**
+       * Format: date-time
+       * @description When cancellation of the running action was requested; it ends `cancelled` once its handler has stopped or its lease has expired
+       * @example null
+       */
+      cancelRequestedAt: string | null;
+      /**
+       * @description A suspect: lost with its instance twice in a row; runs one per instance, and a further loss is charged (poison detection)
+       * @example false
+       */
+      quarantined: boolean;
+      /**
+       * @description True when its payload, result and lastError were left out (`payload` is `{}`, `result` and `lastError` are null): they cannot fit MAX_RESPONSE_BYTES beside the rest of the answer, or `content=false` was asked. Read them with `GET /actions/:id`, or by SQL when over MAX_RESPONSE_BYTES
+       * @example false
+       */
+      contentOmitted: boolean;
+      /** @description The sizes of what was left out; only when `contentOmitted` */
+      contentBytes?: components['schemas']['ContentBytesDto'];
+    };
     ActionsPageResponseDto: {
-      items: components['schemas']['ActionResponseDto'][];
+      /** @description An action whose content can never fit MAX_RESPONSE_BYTES is listed without it (`contentOmitted`) */
+      items: components['schemas']['BoundedActionResponseDto'][];
       /**
        * @description Pass as `after` for the next page; null on the last page
        * @example 67
@@ -842,6 +973,14 @@ export interface components {
        * @example false
        */
       quarantined: boolean;
+      /**
+       * @description True when its payload, result and lastError were left out (`payload` is `{}`, `result` and `lastError` are null): they cannot fit MAX_RESPONSE_BYTES beside the rest of the answer, or `content=false` was asked. Read them with `GET /actions/:id`, or by SQL when over MAX_RESPONSE_BYTES
+       * @example false
+       */
+      contentOmitted: boolean;
+      /** @description The sizes of what was left out; only when `contentOmitted` */
+      contentBytes?: components['schemas']['ContentBytesDto'];
+      /** @description Under `content=false`, each attempt's `error` and `errorStack` are null */
       trace: components['schemas']['AttemptResponseDto'][];
     };
     ActionCommandResponseDto: {
@@ -950,6 +1089,13 @@ export interface components {
        */
       contentOmitted: boolean;
     };
+    ErrorBytesDto: {
+      /**
+       * @description Bytes of the last error
+       * @example 9000000
+       */
+      lastError: number;
+    };
     BlockedHeadDto: {
       /** @example 41 */
       id: string;
@@ -975,6 +1121,13 @@ export interface components {
        * @example 2025-01-01T12:00:09.000Z
        */
       failedAt: string | null;
+      /**
+       * @description True when `lastError` was left out (null): it cannot fit MAX_RESPONSE_BYTES beside the rest of the answer; read it with `GET /actions/:id`
+       * @example false
+       */
+      contentOmitted: boolean;
+      /** @description The size of what was left out; only when `contentOmitted` */
+      contentBytes?: components['schemas']['ErrorBytesDto'];
     };
     BlockedGroupDto: {
       /** @example 26 */
@@ -1019,6 +1172,13 @@ export interface components {
       runAt: string;
       /** @example null */
       lastError: string | null;
+      /**
+       * @description True when `lastError` was left out (null): it cannot fit MAX_RESPONSE_BYTES beside the rest of the answer; read it with `GET /actions/:id`
+       * @example false
+       */
+      contentOmitted: boolean;
+      /** @description The size of what was left out; only when `contentOmitted` */
+      contentBytes?: components['schemas']['ErrorBytesDto'];
     };
     DeepestGroupDto: {
       /** @example 26 */
@@ -1067,7 +1227,8 @@ export interface components {
        * @example null
        */
       groupKey: string | null;
-      head: components['schemas']['ActionResponseDto'] | null;
+      /** @description The head; without its content when that is over MAX_RESPONSE_BYTES (`contentOmitted`) */
+      head: components['schemas']['BoundedActionResponseDto'] | null;
       /** @example false */
       running: boolean;
       /** @example 3 */
@@ -1102,6 +1263,18 @@ export interface components {
        * @example 2025-01-01T12:00:31.000Z
        */
       leaseExpiresAt: string;
+    };
+    TimelineContentBytesDto: {
+      /**
+       * @description Bytes of the last error
+       * @example 9000000
+       */
+      lastError: number;
+      /**
+       * @description Bytes of its trace's worker ids and errors
+       * @example 80000
+       */
+      trace: number;
     };
     TimelineActionDto: {
       /** @example 17 */
@@ -1144,10 +1317,17 @@ export interface components {
       finishedAt: string | null;
       /** @example null */
       lastError: string | null;
-      /** @description Ended attempts, in attempt order (retries, lease expiries and releases included) */
+      /** @description Ended attempts, in attempt order (retries, lease expiries and releases included); empty when `contentOmitted` */
       trace: components['schemas']['AttemptResponseDto'][];
       /** @description The running attempt, while the action runs */
       current: components['schemas']['CurrentAttemptDto'] | null;
+      /**
+       * @description True when its last error and trace were left out (`lastError` null, `trace` empty): alone they are over MAX_RESPONSE_BYTES; read them by SQL
+       * @example false
+       */
+      contentOmitted: boolean;
+      /** @description The sizes of what was left out; only when `contentOmitted` */
+      contentBytes?: components['schemas']['TimelineContentBytesDto'];
     };
     GroupTimelineDto: {
       /** @example 26 */
@@ -1302,6 +1482,156 @@ export interface components {
        */
       maxDepth: number;
     };
+    ScheduleContentBytesDto: {
+      /**
+       * @description Bytes of the payload as JSON text
+       * @example 20971532
+       */
+      payload: number;
+      /**
+       * @description Bytes of the last error (0: none)
+       * @example 0
+       */
+      lastError: number;
+    };
+    ListedScheduleResponseDto: {
+      /** @example nightly-report */
+      name: string;
+      /**
+       * @description Cron: 5 fields, or 6 with seconds first; it must have a next run (not "0 0 30 2 *")
+       * @example 0 30 2 * * *
+       */
+      cron: string;
+      /**
+       * @description IANA time zone the expression is read in (required): no implicit server zone, so "local" and bare offsets are refused
+       * @example Europe/Paris
+       */
+      timeZone: string;
+      /**
+       * @description Action type of each enqueued action; a handler must be registered for it
+       * @example report.build
+       */
+      type: string;
+      /**
+       * @example {
+       *       "scope": "all"
+       *     }
+       */
+      payload?: {
+        [key: string]: unknown;
+      };
+      /**
+       * @description Enqueue into this integer group
+       * @example 26
+       */
+      lockId?: string;
+      /**
+       * @description Enqueue into this string group (not with lockId)
+       * @example tenant:42
+       */
+      groupKey?: string;
+      /** @example 5 */
+      maxAttempts?: number;
+      /**
+       * @description After downtime: skip the ticks older than misfireGraceMs (default), or fill the newest catchUpLimit of them
+       * @enum {string}
+       */
+      catchUp?: 'skip' | 'fill';
+      /** @example 1 */
+      catchUpLimit?: number;
+      /**
+       * @description A tick at most this late (ms) is always enqueued
+       * @example 10000
+       */
+      misfireGraceMs?: number;
+      /**
+       * @description code: declared by a handler option; api: created at runtime
+       * @enum {string}
+       */
+      source: 'code' | 'api';
+      /**
+       * Format: date-time
+       * @description The next tick to enqueue
+       * @example 2025-01-01T02:30:00.000Z
+       */
+      nextRunAt: string;
+      /**
+       * Format: date-time
+       * @description The newest tick enqueued
+       * @example null
+       */
+      lastRunAt: string | null;
+      /**
+       * @description Missed ticks dropped by the catch-up policy
+       * @example 0
+       */
+      skippedTicks: number;
+      /** @example null */
+      lastError: string | null;
+      /** Format: date-time */
+      createdAt: string;
+      /**
+       * @description True when its payload and lastError were left out (`payload` is `{}`, `lastError` null): they cannot fit MAX_RESPONSE_BYTES beside the rest of the list
+       * @example false
+       */
+      contentOmitted: boolean;
+      /** @description The sizes of what was left out; only when `contentOmitted` */
+      contentBytes?: components['schemas']['ScheduleContentBytesDto'];
+    };
+    SchedulesResponseDto: {
+      items: components['schemas']['ListedScheduleResponseDto'][];
+    };
+    CreateScheduleDto: {
+      /** @example nightly-report */
+      name: string;
+      /**
+       * @description Cron: 5 fields, or 6 with seconds first; it must have a next run (not "0 0 30 2 *")
+       * @example 0 30 2 * * *
+       */
+      cron: string;
+      /**
+       * @description IANA time zone the expression is read in (required): no implicit server zone, so "local" and bare offsets are refused
+       * @example Europe/Paris
+       */
+      timeZone: string;
+      /**
+       * @description Action type of each enqueued action; a handler must be registered for it
+       * @example report.build
+       */
+      type: string;
+      /**
+       * @example {
+       *       "scope": "all"
+       *     }
+       */
+      payload?: {
+        [key: string]: unknown;
+      };
+      /**
+       * @description Enqueue into this integer group
+       * @example 26
+       */
+      lockId?: string;
+      /**
+       * @description Enqueue into this string group (not with lockId)
+       * @example tenant:42
+       */
+      groupKey?: string;
+      /** @example 5 */
+      maxAttempts?: number;
+      /**
+       * @description After downtime: skip the ticks older than misfireGraceMs (default), or fill the newest catchUpLimit of them
+       * @enum {string}
+       */
+      catchUp?: 'skip' | 'fill';
+      /** @example 1 */
+      catchUpLimit?: number;
+      /**
+       * @description A tick at most this late (ms) is always enqueued
+       * @example 10000
+       */
+      misfireGraceMs?: number;
+    };
     ScheduleResponseDto: {
       /** @example nightly-report */
       name: string;
@@ -1378,60 +1708,6 @@ export interface components {
       lastError: string | null;
       /** Format: date-time */
       createdAt: string;
-    };
-    SchedulesResponseDto: {
-      items: components['schemas']['ScheduleResponseDto'][];
-    };
-    CreateScheduleDto: {
-      /** @example nightly-report */
-      name: string;
-      /**
-       * @description Cron: 5 fields, or 6 with seconds first; it must have a next run (not "0 0 30 2 *")
-       * @example 0 30 2 * * *
-       */
-      cron: string;
-      /**
-       * @description IANA time zone the expression is read in (required): no implicit server zone, so "local" and bare offsets are refused
-       * @example Europe/Paris
-       */
-      timeZone: string;
-      /**
-       * @description Action type of each enqueued action; a handler must be registered for it
-       * @example report.build
-       */
-      type: string;
-      /**
-       * @example {
-       *       "scope": "all"
-       *     }
-       */
-      payload?: {
-        [key: string]: unknown;
-      };
-      /**
-       * @description Enqueue into this integer group
-       * @example 26
-       */
-      lockId?: string;
-      /**
-       * @description Enqueue into this string group (not with lockId)
-       * @example tenant:42
-       */
-      groupKey?: string;
-      /** @example 5 */
-      maxAttempts?: number;
-      /**
-       * @description After downtime: skip the ticks older than misfireGraceMs (default), or fill the newest catchUpLimit of them
-       * @enum {string}
-       */
-      catchUp?: 'skip' | 'fill';
-      /** @example 1 */
-      catchUpLimit?: number;
-      /**
-       * @description A tick at most this late (ms) is always enqueued
-       * @example 10000
-       */
-      misfireGraceMs?: number;
     };
     BulkFilterDto: {
       /** @example invoice.send */
@@ -1714,7 +1990,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description At most `limit` items, fewer when their payloads and results reach MAX_RESPONSE_BYTES (then `nextCursor` is set) */
+      /** @description At most `limit` items, fewer when their payloads and results reach MAX_RESPONSE_BYTES (then `nextCursor` is set); an action whose content alone is over MAX_RESPONSE_BYTES is listed without it (`contentOmitted`, with `contentBytes`) */
       200: {
         headers: {
           [name: string]: unknown;
@@ -1745,15 +2021,6 @@ export interface operations {
            *       "error": "Unauthorized"
            *     }
            */
-          'application/json': components['schemas']['ErrorResponseDto'];
-        };
-      };
-      /** @description The first action of the page alone is over MAX_RESPONSE_BYTES; `message` names it */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
           'application/json': components['schemas']['ErrorResponseDto'];
         };
       };
@@ -1894,7 +2161,10 @@ export interface operations {
   };
   ActionsController_get: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description `false`: without payload, result, lastError and the trace's errors and stacks (`contentOmitted`, with `contentBytes`), so it always answers; for an action too large to read whole (413) */
+        content?: 'true' | 'false';
+      };
       header?: never;
       path: {
         /** @description Positive integer id */
@@ -1945,7 +2215,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponseDto'];
         };
       };
-      /** @description Its payload, result and error are over MAX_RESPONSE_BYTES */
+      /** @description Its payload, result, error and trace are over MAX_RESPONSE_BYTES; `message` names `content=false`, which reads it without them */
       413: {
         headers: {
           [name: string]: unknown;
@@ -3228,13 +3498,12 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      200: {
+      /** @description Resumed (also when no drain was on) */
+      204: {
         headers: {
           [name: string]: unknown;
         };
-        content: {
-          'application/json': components['schemas']['DrainResponseDto'];
-        };
+        content?: never;
       };
       /** @description Only when the API_KEY setting is present: the key is missing or wrong */
       401: {

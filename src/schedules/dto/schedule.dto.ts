@@ -103,8 +103,30 @@ export class ScheduleResponseDto extends CreateScheduleDto {
   createdAt: string;
 }
 
+/** The sizes of a listed schedule's content that was left out. */
+export class ScheduleContentBytesDto {
+  @ApiProperty({ example: 20971532, description: 'Bytes of the payload as JSON text' })
+  payload: number;
+
+  @ApiProperty({ example: 0, description: 'Bytes of the last error (0: none)' })
+  lastError: number;
+}
+
+/** A schedule as `GET /schedules` lists it (ListedScheduleResource). */
+export class ListedScheduleResponseDto extends ScheduleResponseDto {
+  @ApiProperty({
+    example: false,
+    description:
+      'True when its payload and lastError were left out (`payload` is `{}`, `lastError` null): they cannot fit MAX_RESPONSE_BYTES beside the rest of the list',
+  })
+  contentOmitted: boolean;
+
+  @ApiPropertyOptional({ type: ScheduleContentBytesDto, description: 'The sizes of what was left out; only when `contentOmitted`' })
+  contentBytes?: ScheduleContentBytesDto;
+}
+
 /** `GET /schedules`. */
 export class SchedulesResponseDto {
-  @ApiProperty({ type: [ScheduleResponseDto] })
-  items: ScheduleResponseDto[];
+  @ApiProperty({ type: [ListedScheduleResponseDto] })
+  items: ListedScheduleResponseDto[];
 }

@@ -57,8 +57,25 @@ WHERE name = $1::text`;
 /** The database clock. */
 export const DB_NOW_SQL = `SELECT now() AS db_now`;
 
-/** Every schedule by name. */
-export const LIST_SCHEDULES_SQL = `SELECT ${SCHEDULE_COLUMNS} FROM action_schedules ORDER BY name`;
+/**
+ * The names and content sizes (payload as JSON text, last error) of the first
+ * `$1::int` schedules by name: measured by PostgreSQL, so the list is fitted to
+ * MAX_RESPONSE_BYTES before any payload is fetched.
+ */
+export const LIST_SCHEDULE_SIZES_SQL = `
+SELECT name, octet_length(payload::text)::bigint AS payload_bytes, coalesce(octet_length(last_error), 0)::bigint AS last_error_bytes
+FROM action_schedules ORDER BY name LIMIT $1::int`;
+
+/**
+ * Schedules by name, in name order; those named in `$2::text[]` without their
+ * content (payload {}, last error null). `$1::text[]` names.
+ */
+export const LIST_SCHEDULES_BY_NAME_SQL = `
+SELECT ${SCHEDULE_COLUMNS.replace('payload,', "CASE WHEN name = ANY($2::text[]) THEN '{}'::jsonb ELSE payload END AS payload,").replace(
+  'last_error,',
+  'CASE WHEN name = ANY($2::text[]) THEN NULL ELSE last_error END AS last_error,',
+)}
+FROM action_schedules WHERE name = ANY($1::text[]) ORDER BY name`;
 
 /** One schedule. `$1::text` name. */
 export const SELECT_SCHEDULE_SQL = `SELECT ${SCHEDULE_COLUMNS} FROM action_schedules WHERE name = $1::text`;

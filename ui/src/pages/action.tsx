@@ -1,6 +1,6 @@
 import { Link } from 'wouter-preact';
-import { apiGet } from '../api';
-import type { ActionResource, AttemptResource } from '../api-types';
+import { ApiError, apiGet } from '../api';
+import type { AttemptResource, BoundedActionResource } from '../api-types';
 import { ActionButtons } from '../components/action-buttons';
 import { ErrorNotice } from '../components/error-notice';
 import { GroupName } from '../components/group-name';
@@ -10,9 +10,25 @@ import { usePoll } from '../use-poll';
 
 const REFRESH_MS = 3_000;
 
+type ActionWithTrace = BoundedActionResource & { trace: AttemptResource[] };
+
+/**
+ * The action with its content, or, when that is over the service's
+ * MAX_RESPONSE_BYTES (413), without it (`content=false`): the page always shows the action.
+ */
+async function readAction(id: string, signal: AbortSignal): Promise<ActionWithTrace> {
+  const path = `/actions/${encodeURIComponent(id)}`;
+  try {
+    return await apiGet<ActionWithTrace>(path, signal);
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.status !== 413) throw error;
+    return apiGet<ActionWithTrace>(`${path}?content=false`, signal);
+  }
+}
+
 /** One action: its fields, payload, result, error and attempt trace, with cancel and retry where allowed. */
 export function ActionPage({ id }: { id: string }) {
-  const action = usePoll((signal) => apiGet<ActionResource & { trace: AttemptResource[] }>(`/actions/${encodeURIComponent(id)}`, signal), REFRESH_MS, [id]);
+  const action = usePoll((signal) => readAction(id, signal), REFRESH_MS, [id]);
   const a = action.data;
   return (
     <section aria-labelledby="action-title">
@@ -83,6 +99,13 @@ export function ActionPage({ id }: { id: string }) {
               </tbody>
             </table>
           </div>
+          {a.contentOmitted && (
+            <p data-testid="content-omitted">
+              Too large to show here: payload {a.contentBytes?.payload ?? 0} bytes, result {a.contentBytes?.result ?? 0} bytes, last error{' '}
+              {a.contentBytes?.lastError ?? 0} bytes, attempts' errors {a.contentBytes?.trace ?? 0} bytes (over the service's MAX_RESPONSE_BYTES). Read them by
+              SQL.
+            </p>
+          )}
           {a.lastError && (
             <>
               <h3>Last error</h3>
@@ -91,10 +114,14 @@ export function ActionPage({ id }: { id: string }) {
               </pre>
             </>
           )}
-          <h3>Payload</h3>
-          <pre data-testid="action-payload">{formatJson(a.payload)}</pre>
-          <h3>Result</h3>
-          <pre>{a.result === null ? '–' : formatJson(a.result)}</pre>
+          {!a.contentOmitted && (
+            <>
+              <h3>Payload</h3>
+              <pre data-testid="action-payload">{formatJson(a.payload)}</pre>
+              <h3>Result</h3>
+              <pre>{a.result === null ? '–' : formatJson(a.result)}</pre>
+            </>
+          )}
           <h3>Attempts</h3>
           {a.trace.length === 0 ? (
             <p>No attempt has ended yet.</p>

@@ -83,7 +83,9 @@ function BlockedGroups() {
                   </td>
                   {/* Runs in all: a manual retry grants a fresh budget, so "of maxAttempts" would mislead. */}
                   <td>{g.head.attempts}</td>
-                  <td class="error-text">{g.head.lastError ?? '–'}</td>
+                  <td class="error-text">
+                    {g.head.contentOmitted ? `(${g.head.contentBytes?.lastError} bytes: too large to show here)` : (g.head.lastError ?? '–')}
+                  </td>
                   <td class="nowrap">{formatInstant(g.head.failedAt)}</td>
                   <td>{formatCount(g.waiting)}</td>
                   <td>
