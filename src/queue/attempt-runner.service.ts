@@ -90,7 +90,8 @@ const THREAD_START_ALLOWANCE_MS = 30_000;
  * - cancellation: `cancelled` once the handler stops; if it does not, nothing
  *   is recorded and the lease, no longer renewed, expires (then `cancelled`);
  * - self-fencing: released (if the database can still be reached), except a
- *   suspect's attempt, left to expire: a loss (poison detection);
+ *   suspect's attempt, or one whose instance's event loop stalled so that
+ *   its lease could not be renewed: left to expire, a loss (poison detection);
  * - lease lost: nothing is recorded (another attempt owns the action).
  */
 @Injectable()
@@ -362,11 +363,12 @@ export class AttemptRunner {
    */
   private abortEnd(row: LeasedActionRow, reason: unknown, settled: boolean, stray: unknown, quarantined = false): AttemptEnd | null {
     if (reason instanceof LeaseLostError) return null;
-    // A suspect whose instance could not keep it leased: a loss with its
-    // instance, not a release. Left to expire, the reaper counts it as one and
-    // charges it (poison detection, 011-lost-attempts-in-parallel.up.sql);
+    // A suspect whose instance could not keep it leased, or any attempt whose
+    // renewals failed while its instance's event loop stalled: a loss with
+    // its instance, not a release. Left to expire, the reaper counts it as one
+    // (poison detection, 047-singled-losses.up.sql; a suspect's is charged);
     // found in an out-of-memory spiral, whose stalls beat the watchdog to it.
-    if (reason instanceof LeaseExpiringError && quarantined) return null;
+    if (reason instanceof LeaseExpiringError && (quarantined || reason.loopStalledMs !== null)) return null;
     if (reason instanceof HandlerTimeoutError) return this.failureEnd(row, reason, 'timeout');
     if (reason instanceof StrayHandlerError) return this.failureEnd(row, stray ?? reason, 'error');
     const { message } = describeThrown(reason);
