@@ -20,23 +20,22 @@ export class LeaseLostError extends Error {
  * instance (poison detection, docs/guarantees.md).
  */
 export class LeaseExpiringError extends Error {
+  /** How long the event loop stalled since the lease was last renewed (ms), when that explains the failed renewals; else null. */
+  declare readonly loopStalledMs: number | null;
+
   /**
    * @param remainingMs time left before the lease may expire elsewhere (ms).
-   * @param loopStalledMs how long this instance's event loop stalled since the
-   *   lease was last renewed (ms), when that explains the failed renewals; else null.
+   * @param loopStalledMs see {@link loopStalledMs}.
    */
-  constructor(
-    actionId: string,
-    attempt: number,
-    remainingMs: number,
-    readonly loopStalledMs: number | null = null,
-  ) {
+  constructor(actionId: string, attempt: number, remainingMs: number, loopStalledMs: number | null = null) {
     super(
       `lease of action ${actionId} attempt ${attempt} could not be renewed` +
         (loopStalledMs === null ? '' : ` (the instance's event loop stalled for ${Math.round(loopStalledMs)} ms)`) +
         `; ${Math.max(0, Math.round(remainingMs))} ms left: stopping before it expires`,
     );
     this.name = 'LeaseExpiringError';
+    // Not enumerable: the trace's message (thrown-value.ts) lists an error's own enumerable fields.
+    Object.defineProperty(this, 'loopStalledMs', { value: loopStalledMs, enumerable: false });
   }
 }
 
