@@ -359,7 +359,7 @@ export class AttemptRunner {
   /**
    * What to record for an attempt its signal stopped, or null to record
    * nothing (the lease is gone, or is left to expire).
-   * @param quarantined the attempt is a suspect's (lost with its instance twice in a row).
+   * @param quarantined the attempt is a suspect's (docs/guarantees.md, poison detection).
    */
   private abortEnd(row: LeasedActionRow, reason: unknown, settled: boolean, stray: unknown, quarantined = false): AttemptEnd | null {
     if (reason instanceof LeaseLostError) return null;
