@@ -94,7 +94,6 @@ export class LeaseKeeper implements OnApplicationBootstrap, OnApplicationShutdow
     if (!this.settings.WORKER_ENABLED) return;
     this.heartbeatTimer = setInterval(() => void this.beat(), this.timing.heartbeatEveryMs);
     this.fenceTimer = setInterval(() => this.fenceExpiring(), this.timing.fenceCheckEveryMs);
-    this.stallMeter.start();
   }
 
   /** Runs after every beforeApplicationShutdown hook, so leases stay alive while the worker drains. */
@@ -112,6 +111,8 @@ export class LeaseKeeper implements OnApplicationBootstrap, OnApplicationShutdow
 
   /** Starts keeping `lease` alive until {@link untrack}. */
   track(lease: HeldLease): void {
+    // Only while leases are held: an idle instance keeps no timer awake for it.
+    if (this.leases.size === 0) this.stallMeter.start();
     this.leases.add(lease);
     this.watchdogState.lowerEarliestDeadline(lease.deadline);
   }
@@ -139,7 +140,10 @@ export class LeaseKeeper implements OnApplicationBootstrap, OnApplicationShutdow
 
   untrack(lease: HeldLease): void {
     this.leases.delete(lease);
-    if (this.leases.size === 0) this.watchdogState.setEarliestDeadline(Infinity);
+    if (this.leases.size === 0) {
+      this.watchdogState.setEarliestDeadline(Infinity);
+      this.stallMeter.stop();
+    }
   }
 
   /** Aborts every held lease's handler that has not ended, with `reason`. */

@@ -40,16 +40,18 @@ export class LoopStallMeter {
     this.lastTick = now();
   }
 
-  /** Starts the timer (unref'd: it never keeps the process alive). */
+  /** Starts the timer (unref'd: it never keeps the process alive); no-op while it runs. */
   start(): void {
+    if (this.timer) return;
     this.lastTick = this.now();
-    this.timer ??= setInterval(() => this.tick(), this.tickEveryMs).unref();
+    this.timer = setInterval(() => this.tick(), this.tickEveryMs).unref();
   }
 
-  /** Stops the timer. */
+  /** Stops the timer and forgets the stalls (a later {@link start} measures afresh). */
   stop(): void {
     clearInterval(this.timer);
     this.timer = undefined;
+    this.stalls.length = 0;
   }
 
   /** Records the delay of this tick, if any (the timer calls it; public for unit specs). */
