@@ -46,7 +46,7 @@ export interface ActionResource {
   chargedAttempts: number;
   /** When cancellation of the running action was requested, or null. */
   cancelRequestedAt: string | null;
-  /** A suspect: lost with its instance twice in a row; runs one per instance, and a further loss is charged (poison detection). */
+  /** A suspect: lost with its instance twice in a row (once alone or with one other) or three times; runs one per instance, and a further loss is charged (poison detection). */
   quarantined: boolean;
 }
 

@@ -109,13 +109,17 @@ export class Action {
   @Column({ name: 'cancel_requested_at', type: 'timestamptz', nullable: true })
   cancelRequestedAt: Date | null;
 
-  /** Poison detection: a suspect, lost with its instance twice in a row (011-lost-attempts-in-parallel.up.sql). */
+  /** Poison detection: a suspect, lost with its instance twice in a row, once singled out, or three times (047-singled-losses.up.sql). */
   @Column({ type: 'boolean', default: false })
   quarantined: boolean;
 
   /** Losses with its instance in a row, not charged yet (charged if it is lost again as a suspect). */
   @Column({ name: 'uncharged_losses', type: 'integer', default: 0 })
   unchargedLosses: number;
+
+  /** Of those losses, the ones that singled it out: lost with at most one other action of its instance (047-singled-losses.up.sql). */
+  @Column({ name: 'singled_losses', type: 'integer', default: 0 })
+  singledLosses: number;
 
   /** While it runs in an ordered chunk: the id of the chunk's first action (042-ordered-chunks.up.sql). */
   @Column({ name: 'chunk_of', type: 'bigint', nullable: true })

@@ -83,7 +83,7 @@ export class QueueMetricsCollector {
     this.slots = new Gauge({ name: 'actions_worker_slots', help: 'Attempts this instance may run at once (0: worker disabled).', registers });
     this.suspectRunning = new Gauge({
       name: 'actions_worker_suspect_running',
-      help: 'Suspect actions (quarantined: lost with their instance twice in a row) running in this instance now: 0 or 1.',
+      help: 'Suspect actions (quarantined: lost with their instance more than once in a row) running in this instance now: 0 or 1.',
       registers,
     });
     this.suspectRunningSeconds = new Gauge({

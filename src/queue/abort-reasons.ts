@@ -12,14 +12,30 @@ export class LeaseLostError extends Error {
 }
 
 /**
- * The worker could not renew the lease (database unreachable or too slow) and
- * stops the handler before the lease can expire elsewhere (self-fencing).
- * The action is released if the database can still be reached.
+ * The worker could not renew the lease (database unreachable or too slow, or
+ * its own event loop stalled) and stops the handler before the lease can
+ * expire elsewhere (self-fencing). The action is released if the database can
+ * still be reached, unless the loop's stall explains the failed renewals
+ * (`loopStalledMs` set): then the attempt is left to expire, a loss with its
+ * instance (poison detection, docs/guarantees.md).
  */
 export class LeaseExpiringError extends Error {
-  constructor(actionId: string, attempt: number, remainingMs: number) {
-    super(`lease of action ${actionId} attempt ${attempt} could not be renewed; ${Math.max(0, Math.round(remainingMs))} ms left: stopping before it expires`);
+  /** How long the event loop stalled since the lease was last renewed (ms), when that explains the failed renewals; else null. */
+  declare readonly loopStalledMs: number | null;
+
+  /**
+   * @param remainingMs time left before the lease may expire elsewhere (ms).
+   * @param loopStalledMs see {@link loopStalledMs}.
+   */
+  constructor(actionId: string, attempt: number, remainingMs: number, loopStalledMs: number | null = null) {
+    super(
+      `lease of action ${actionId} attempt ${attempt} could not be renewed` +
+        (loopStalledMs === null ? '' : ` (the instance's event loop stalled for ${Math.round(loopStalledMs)} ms)`) +
+        `; ${Math.max(0, Math.round(remainingMs))} ms left: stopping before it expires`,
+    );
     this.name = 'LeaseExpiringError';
+    // Not enumerable: the trace's message (thrown-value.ts) lists an error's own enumerable fields.
+    Object.defineProperty(this, 'loopStalledMs', { value: loopStalledMs, enumerable: false });
   }
 }
 

@@ -127,6 +127,24 @@ describe('AttemptRunner', () => {
     const unstarted = runnerWith(never).run(row(), waiting, new Promise<null>(() => undefined));
     waiting.stop(new LeaseExpiringError('7', 1, 200));
     expect((await unstarted).end).toMatchObject({ kind: 'released', outcome: 'released' });
+    // Also when its instance's loop stalled: it ran nothing to blame.
+    const waitingInStall = new HandlerStop();
+    const unstartedInStall = runnerWith(never).run(row(), waitingInStall, new Promise<null>(() => undefined));
+    waitingInStall.stop(new LeaseExpiringError('7', 1, 200, 5_000));
+    expect((await unstartedInStall).end).toMatchObject({ kind: 'released', outcome: 'released' });
+  });
+
+  it("leaves any started attempt to expire, a loss, when its instance's event loop stalled so that its lease could not be renewed", async () => {
+    for (const handler of [
+      never,
+      (_a: QueuedAction, ctx: ActionContext) => new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason))),
+    ]) {
+      const handlerStop = new HandlerStop();
+      const running = runnerWith(handler).run(row(), handlerStop);
+      await new Promise((r) => setImmediate(r)); // the handler has started
+      handlerStop.stop(new LeaseExpiringError('7', 1, 200, 1_500));
+      expect((await running).end).toBeNull();
+    }
   });
 
   it('ends a cancelled attempt as cancelled once the handler stops, and records nothing while it does not', async () => {

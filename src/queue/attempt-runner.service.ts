@@ -92,7 +92,8 @@ const THREAD_START_ALLOWANCE_MS = 30_000;
  * - cancellation: `cancelled` once the handler stops; if it does not, nothing
  *   is recorded and the lease, no longer renewed, expires (then `cancelled`);
  * - self-fencing: released (if the database can still be reached), except a
- *   suspect's attempt, left to expire: a loss (poison detection);
+ *   suspect's attempt, or one whose instance's event loop stalled so that
+ *   its lease could not be renewed: left to expire, a loss (poison detection);
  * - lease lost: nothing is recorded (another attempt owns the action).
  */
 @Injectable()
@@ -137,7 +138,13 @@ export class AttemptRunner {
       const reason = await Promise.race([startWhen, stopped]);
       if (reason !== null) {
         handlerStop.stop(reason as Error);
-        return { end: this.abortEnd(row, handlerStop.signal.reason, true, undefined), settled: SETTLED, settledAtEnd: true, cause: handlerStop.signal.reason };
+        // Never started: released, whatever stalled (it ran nothing to blame).
+        return {
+          end: this.abortEnd(row, handlerStop.signal.reason, true, undefined, false, false),
+          settled: SETTLED,
+          settledAtEnd: true,
+          cause: handlerStop.signal.reason,
+        };
       }
     }
     const driven = await this.drive(registered, row, handlerStop, (signal, onStray, onThreadStarted) =>
@@ -365,15 +372,17 @@ export class AttemptRunner {
   /**
    * What to record for an attempt its signal stopped, or null to record
    * nothing (the lease is gone, or is left to expire).
-   * @param quarantined the attempt is a suspect's (lost with its instance twice in a row).
+   * @param quarantined the attempt is a suspect's (docs/guarantees.md, poison detection).
+   * @param started its handler was started (false: a suspect's attempt stopped while it waited to start).
    */
-  private abortEnd(row: LeasedActionRow, reason: unknown, settled: boolean, stray: unknown, quarantined = false): AttemptEnd | null {
+  private abortEnd(row: LeasedActionRow, reason: unknown, settled: boolean, stray: unknown, quarantined = false, started = true): AttemptEnd | null {
     if (reason instanceof LeaseLostError) return null;
-    // A suspect whose instance could not keep it leased: a loss with its
-    // instance, not a release. Left to expire, the reaper counts it as one and
-    // charges it (poison detection, 011-lost-attempts-in-parallel.up.sql);
+    // A suspect whose instance could not keep it leased, or any attempt whose
+    // renewals failed while its instance's event loop stalled: a loss with
+    // its instance, not a release. Left to expire, the reaper counts it as one
+    // (poison detection, 047-singled-losses.up.sql; a suspect's is charged);
     // found in an out-of-memory spiral, whose stalls beat the watchdog to it.
-    if (reason instanceof LeaseExpiringError && quarantined) return null;
+    if (reason instanceof LeaseExpiringError && started && (quarantined || reason.loopStalledMs !== null)) return null;
     if (reason instanceof HandlerTimeoutError) return this.failureEnd(row, reason, 'timeout');
     if (reason instanceof StrayHandlerError) return this.failureEnd(row, stray ?? reason, 'error');
     const { message } = describeThrown(reason);

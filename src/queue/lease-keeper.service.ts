@@ -12,6 +12,7 @@ import { HandlerStop } from './handler-stop';
 import { heldUntilSurelyExpired, isDueForFencing, renewedDeadline } from './lease-deadline';
 import { LeaseTiming } from './lease-timing';
 import { LEASE_TIMING } from './lease-timing.token';
+import { LoopStallMeter } from './loop-stall-meter';
 import { monotonicNow } from './monotonic-clock';
 import { EXTEND_LEASES_SQL } from './sql/extend-leases.sql';
 import { WORKER_ID } from './worker-id.token';
@@ -25,6 +26,9 @@ import { WorkerSlots } from './worker-slots';
  * `actions_heartbeat_failures_total` counts every one.
  */
 const FAILED_BEATS_PER_WARNING = 10;
+
+/** How often the LoopStallMeter ticks (ms): fine enough for the heartbeat interval of the shortest lease. */
+const STALL_TICK_MS = 20;
 
 /** A lease this worker holds: one running attempt. */
 export interface HeldLease {
@@ -53,7 +57,12 @@ export interface HeldLease {
  *   LEASE_MS/4, the handler's signal is aborted (LeaseExpiringError) and the
  *   worker takes no new work until a beat succeeds again, so a handler that
  *   honours its signal stops before another worker can take its action.
- *   (A stalled event loop runs none of this: see EventLoopWatchdog.)
+ *   (A stalled event loop runs none of this: see EventLoopWatchdog.) When
+ *   this instance's event loop stalled for at least a heartbeat interval
+ *   since the lease's last renewal (LoopStallMeter), the stall explains the
+ *   failed renewals: the error says so, and the attempt is left to expire as
+ *   a loss with its instance instead of being released (AttemptRunner), so
+ *   an action that stalls its instance is counted by poison detection.
  */
 @Injectable()
 export class LeaseKeeper implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -67,6 +76,7 @@ export class LeaseKeeper implements OnApplicationBootstrap, OnApplicationShutdow
   private beating = false;
   private beatAgain = false;
   private failedBeats = 0;
+  private readonly stallMeter: LoopStallMeter;
 
   constructor(
     @Inject(SETTINGS) private readonly settings: QueueSettings,
@@ -76,7 +86,9 @@ export class LeaseKeeper implements OnApplicationBootstrap, OnApplicationShutdow
     private readonly metrics: WorkerMetrics,
     private readonly watchdogState: WatchdogSharedState,
     @Inject(LEASE_TIMING) private readonly timing: LeaseTiming,
-  ) {}
+  ) {
+    this.stallMeter = new LoopStallMeter(Math.min(STALL_TICK_MS, timing.fenceCheckEveryMs), 2 * timing.leaseMs);
+  }
 
   onApplicationBootstrap(): void {
     if (!this.settings.WORKER_ENABLED) return;
@@ -88,6 +100,7 @@ export class LeaseKeeper implements OnApplicationBootstrap, OnApplicationShutdow
   async onApplicationShutdown(): Promise<void> {
     clearInterval(this.heartbeatTimer);
     clearInterval(this.fenceTimer);
+    this.stallMeter.stop();
     this.dropClient();
   }
 
@@ -98,6 +111,8 @@ export class LeaseKeeper implements OnApplicationBootstrap, OnApplicationShutdow
 
   /** Starts keeping `lease` alive until {@link untrack}. */
   track(lease: HeldLease): void {
+    // Only while leases are held: an idle instance keeps no timer awake for it.
+    if (this.leases.size === 0) this.stallMeter.start();
     this.leases.add(lease);
     this.watchdogState.lowerEarliestDeadline(lease.deadline);
   }
@@ -125,7 +140,10 @@ export class LeaseKeeper implements OnApplicationBootstrap, OnApplicationShutdow
 
   untrack(lease: HeldLease): void {
     this.leases.delete(lease);
-    if (this.leases.size === 0) this.watchdogState.setEarliestDeadline(Infinity);
+    if (this.leases.size === 0) {
+      this.watchdogState.setEarliestDeadline(Infinity);
+      this.stallMeter.stop();
+    }
   }
 
   /** Aborts every held lease's handler that has not ended, with `reason`. */
@@ -209,7 +227,10 @@ export class LeaseKeeper implements OnApplicationBootstrap, OnApplicationShutdow
     let fenced = 0;
     for (const lease of this.leases) {
       if (lease.ended || lease.handlerStop.stopped || !isDueForFencing(lease.deadline, now, this.timing.fenceBeforeMs)) continue;
-      lease.handlerStop.stop(new LeaseExpiringError(lease.actionId, lease.attempt, lease.deadline - now));
+      // Since the lease was last renewed (its deadline is that beat's send time plus a lease).
+      const stalledMs = this.stallMeter.stalledMsSince(lease.deadline - this.timing.leaseMs);
+      const explainedByStall = stalledMs >= this.timing.heartbeatEveryMs ? stalledMs : null;
+      lease.handlerStop.stop(new LeaseExpiringError(lease.actionId, lease.attempt, lease.deadline - now, explainedByStall));
       fenced++;
     }
     if (fenced === 0) return;

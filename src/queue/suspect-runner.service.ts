@@ -11,8 +11,8 @@ export interface RunningSuspect {
 
 /**
  * Poison detection, the worker's side: runs suspect actions (`quarantined`:
- * lost with their instance twice in a row, see
- * src/database/sql/011-lost-attempts-in-parallel.up.sql) at most one at a
+ * lost with their instance twice in a row, once alone or with one other, or
+ * three times, see src/database/sql/047-singled-losses.up.sql) at most one at a
  * time per instance, in one slot, beside the instance's other work.
  *
  * Why in-process and not in a thread or child process: a handler is a Nest
@@ -95,7 +95,7 @@ export class SuspectRunner {
       return null;
     }
     this.logger.warn(
-      `Running suspect action ${row.id} (type ${row.type}, attempt ${row.attempts}) in one slot beside other work: lost with its instance twice in a row; charged if lost again`,
+      `Running suspect action ${row.id} (type ${row.type}, attempt ${row.attempts}) in one slot beside other work: lost with its instance more than once in a row; charged if lost again`,
     );
     this.current = { actionId: String(row.id), startedAt: Date.now() };
     // A resolved gate: the attempt counts as a suspect's (AttemptRunner leaves it to expire, a loss, when this instance cannot keep it leased).

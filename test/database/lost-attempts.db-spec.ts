@@ -6,8 +6,10 @@ import { withTestDatabase } from '../support';
 
 /**
  * The rule for attempts lost with their instance
- * (src/database/sql/011-lost-attempts-in-parallel.up.sql), on the SQL alone:
- * re-run at once and uncharged; a suspect from the second loss in a row; a
+ * (src/database/sql/011-lost-attempts-in-parallel.up.sql, 047-singled-losses.up.sql),
+ * on the SQL alone: re-run at once and uncharged; a suspect from the second
+ * loss in a row when lost alone (test/database/shared-losses.db-spec.ts has
+ * the losses shared with other actions); a
  * suspect's loss charged, within its budget. A "loss" here is a lease the
  * reaper finds expired, as after a SIGKILL.
  */
@@ -28,12 +30,16 @@ describe('attempts lost with their instance', () => {
     return rows[0].id;
   }
 
-  /** Leases `id` to a worker for 1 ms (as a suspect when it is one), lets the lease expire and runs the reaper. */
+  /** Worker ids, one per lost instance: an instance's losses are company to its later ones (047). */
+  let instances = 0;
+
+  /** Leases `id` to a worker of its own for 1 ms (as a suspect when it is one), lets the lease expire and runs the reaper. */
   async function loseOnce(id: string): Promise<{ status: string; charged: number }> {
     const { rows } = await c.query<{ quarantined: boolean; type: string }>(`SELECT quarantined, type FROM actions WHERE id = $1`, [id]);
-    const { rows: leased } = await c.query(`SELECT id FROM aq_claim_actions('lost-worker', ARRAY[$1], ARRAY[NULL::int], 100, 1, $2)`, [
+    const { rows: leased } = await c.query(`SELECT id FROM aq_claim_actions($3, ARRAY[$1], ARRAY[NULL::int], 100, 1, $2)`, [
       rows[0].type,
       rows[0].quarantined,
+      `lost-worker-${++instances}`,
     ]);
     expect(leased.map((r) => String(r.id))).toContain(id);
     await c.query(`SELECT pg_sleep(0.01)`);
@@ -65,7 +71,7 @@ describe('attempts lost with their instance', () => {
         uncharged_losses: 1,
         charged_attempts: 0,
         due: true,
-        trace: 'lease expired (not charged; run again at once)',
+        trace: 'lease expired (not charged; lost with 2 others; run again at once)',
       });
     }
     // All three are claimable together by an ordinary claim: nothing waits to run alone.
@@ -81,14 +87,14 @@ describe('attempts lost with their instance', () => {
       quarantined: true,
       uncharged_losses: 2,
       charged_attempts: 0,
-      trace: 'lease expired (not charged; lost 2 times in a row: now a suspect)',
+      trace: 'lease expired (not charged; lost 2 times in a row, this time alone: now a suspect)',
     });
     // An ordinary claim leaves a suspect to the SuspectRunner's claim.
     const { rows } = await c.query(`SELECT id FROM aq_claim_actions('other-worker', ARRAY['test.lost.10'], ARRAY[NULL::int], 100, 60000, false)`);
     expect(rows).toEqual([]);
     // Lost again as a suspect: 1 + its 2 uncharged losses, capped at its budget of 2, which fails it.
     expect(await loseOnce(id)).toEqual({ status: 'failed', charged: 2 });
-    expect(await row(id)).toMatchObject({ status: 'failed', charged_attempts: 2, trace: 'lease expired (charged: lost again as a suspect)' });
+    expect(await row(id)).toMatchObject({ status: 'failed', charged_attempts: 2, trace: 'lease expired (charged: lost again as a suspect, alone)' });
   });
 
   it('keeps a charged suspect suspected: each further loss costs one attempt', async () => {

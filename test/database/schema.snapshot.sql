@@ -159,7 +159,14 @@ TABLE actions (
   quarantined boolean NOT NULL DEFAULT false,
   uncharged_losses integer NOT NULL DEFAULT 0,
   group_key text,
-  chunk_of bigint
+  chunk_of bigint,
+  singled_losses integer NOT NULL DEFAULT 0
+);
+
+TABLE instance_losses (
+  worker_id text NOT NULL,
+  lost_runs integer NOT NULL,
+  last_lost_at timestamp with time zone NOT NULL
 );
 
 VIEW action_groups AS
@@ -268,6 +275,8 @@ CONSTRAINT actions_status_valid ON actions CHECK ((status = ANY (ARRAY['pending'
 
 CONSTRAINT actions_type_length ON actions CHECK (((char_length(type) >= 1) AND (char_length(type) <= 200)));
 
+CONSTRAINT instance_losses_pkey ON instance_losses PRIMARY KEY (worker_id);
+
 CREATE INDEX action_schedules_next_tick_idx ON public.action_schedules USING btree (next_tick_at);
 
 CREATE INDEX actions_blocked_idx ON public.actions USING btree (lock_id, id) WHERE ((status = 'failed'::text) AND holds_group);
@@ -329,6 +338,8 @@ CREATE UNIQUE INDEX actions_idempotency_key_uq ON public.actions USING btree (id
 CREATE UNIQUE INDEX actions_pkey ON public.actions USING btree (id);
 
 CREATE UNIQUE INDEX actions_retry_of_uq ON public.actions USING btree (retry_of) WHERE (retry_of IS NOT NULL);
+
+CREATE UNIQUE INDEX instance_losses_pkey ON public.instance_losses USING btree (worker_id);
 
 TYPE aq_leased_action AS (id bigint, lock_id bigint, type text, payload jsonb, attempts integer, charged_attempts integer, max_attempts integer, on_failure text, run_at timestamp with time zone, created_at timestamp with time zone, idempotency_key text, quarantined boolean, lease_expires_at timestamp with time zone);
 
@@ -1046,13 +1057,35 @@ CREATE OR REPLACE FUNCTION public.aq_end_lost_attempts(p_ids bigint[], p_culprit
 AS $function$
 #variable_conflict use_column
 BEGIN
+  -- Most reaper rounds find nothing: skip the scan of the running rows below.
+  IF cardinality(p_ids) = 0 THEN
+    RETURN;
+  END IF;
   RETURN QUERY
-  WITH lost AS MATERIALIZED (
+  WITH lost_with AS MATERIALIZED (
+    -- Per lease owner of the rows to end, the handler runs lost with them,
+    -- their own included: its running attempts ended by this statement or
+    -- expired (actions_running_idx: running rows are few; the rows of an
+    -- ordered chunk, 042, are one run), and those it lost in the window.
+    SELECT r.lease_owner, count(DISTINCT coalesce(r.chunk_of, r.id))::int + coalesce(min(i.lost_runs), 0) AS n
+    FROM actions AS r
+    LEFT JOIN instance_losses AS i ON i.worker_id = r.lease_owner AND i.last_lost_at > now() - interval '5 minutes'
+    WHERE r.status = 'running'
+      AND r.lease_owner IN (SELECT x.lease_owner FROM actions AS x WHERE x.id = ANY(p_ids) AND x.status = 'running')
+      AND (r.lease_expires_at < now() OR (NOT p_only_expired AND r.id = ANY(p_ids)))
+    GROUP BY r.lease_owner
+  ),
+  lost AS MATERIALIZED (
     SELECT a.id, a.attempts, a.lease_owner, a.attempt_started_at, c.charge,
            CASE WHEN a.cancel_requested_at IS NOT NULL THEN 'cancelled'
                 WHEN c.charge > 0 AND a.charged_attempts + c.charge >= a.max_attempts THEN 'failed'
-                ELSE 'pending' END AS next_status
+                ELSE 'pending' END AS next_status,
+           -- The other handler runs lost with it (its own chunk's rows are its run).
+           greatest(coalesce(w.n, 1) - 1, 0) AS company,
+           -- The singling losses of the run this loss continues (none when it starts one).
+           CASE WHEN a.uncharged_losses = 0 THEN 0 ELSE a.singled_losses END AS singled_before
     FROM actions AS a
+    LEFT JOIN lost_with AS w ON w.lease_owner = a.lease_owner
     CROSS JOIN LATERAL (
       SELECT CASE WHEN p_culprit IS NULL
                   THEN least(aq_loss_charge(a.quarantined, a.uncharged_losses), greatest(a.max_attempts - a.charged_attempts, 1))
@@ -1070,16 +1103,23 @@ BEGIN
         run_at           = CASE WHEN l.next_status = 'pending' THEN now() + p_delay_ms * interval '1 millisecond' ELSE a.run_at END,
         charged_attempts = a.charged_attempts + l.charge,
         last_error       = CASE WHEN p_culprit IS NULL OR a.id = p_culprit THEN p_reason ELSE a.last_error END,
-        -- A suspect from its second loss in a row on.
-        quarantined      = CASE WHEN p_culprit IS NULL THEN a.quarantined OR a.uncharged_losses + 1 >= 2
+        -- A suspect from its second loss in a row on when one of them singled
+        -- it out (lost with at most one other), from its third regardless.
+        quarantined      = CASE WHEN p_culprit IS NULL
+                                THEN a.quarantined
+                                     OR a.uncharged_losses + 1 >= 3
+                                     OR (a.uncharged_losses + 1 >= 2 AND l.singled_before + (l.company <= 1)::int >= 1)
                                 WHEN a.id = p_culprit THEN true ELSE a.quarantined END,
         uncharged_losses = CASE WHEN p_culprit IS NULL THEN (CASE WHEN l.charge > 0 THEN 0 ELSE a.uncharged_losses + 1 END)
                                 WHEN a.id = p_culprit THEN 0 ELSE a.uncharged_losses END,
+        singled_losses   = CASE WHEN p_culprit IS NULL THEN (CASE WHEN l.charge > 0 THEN 0 ELSE l.singled_before + (l.company <= 1)::int END)
+                                WHEN a.id = p_culprit THEN 0 ELSE a.singled_losses END,
         lease_owner      = NULL,
         lease_expires_at = NULL
     FROM lost AS l
     WHERE a.id = l.id
-    RETURNING a.id, a.lock_id, l.attempts, l.lease_owner, l.attempt_started_at, a.status, l.charge, a.uncharged_losses, a.quarantined, a.chunk_of
+    RETURNING a.id, a.lock_id, l.attempts, l.lease_owner, l.attempt_started_at, a.status, l.charge, a.uncharged_losses, a.quarantined, a.chunk_of,
+              l.company
   ),
   traced AS (
     INSERT INTO action_attempts (action_id, lock_id, attempt, worker_id, started_at, finished_at, outcome, error, chunk_of)
@@ -1088,16 +1128,34 @@ BEGIN
            CASE WHEN p_culprit IS NULL OR e.id = p_culprit THEN p_reason
                 ELSE 'released: ' || p_reason END
              || CASE WHEN p_culprit IS NOT NULL THEN ''
-                     WHEN e.charge > 0 THEN ' (charged: lost again as a suspect)'
-                     WHEN e.quarantined THEN ' (not charged; lost ' || e.uncharged_losses || ' times in a row: now a suspect)'
-                     ELSE ' (not charged; run again at once)' END,
+                     WHEN e.charge > 0 THEN ' (charged: lost again as a suspect, ' || t.company || ')'
+                     WHEN e.quarantined THEN ' (not charged; lost ' || e.uncharged_losses || ' times in a row, this time ' || t.company || ': now a suspect)'
+                     ELSE ' (not charged; lost ' || t.company || '; run again at once)' END,
            e.chunk_of
     FROM ended AS e
+    CROSS JOIN LATERAL (
+      SELECT CASE e.company WHEN 0 THEN 'alone' WHEN 1 THEN 'with 1 other' ELSE 'with ' || e.company || ' others' END AS company
+    ) AS t
     RETURNING action_id
+  ),
+  counted AS (
+    -- The runs this statement lost, per instance, for its later losses.
+    INSERT INTO instance_losses AS i (worker_id, lost_runs, last_lost_at)
+    SELECT e.lease_owner, count(DISTINCT coalesce(e.chunk_of, e.id))::int, now()
+    FROM ended AS e
+    WHERE p_culprit IS NULL AND e.lease_owner IS NOT NULL
+    GROUP BY e.lease_owner
+    ON CONFLICT (worker_id) DO UPDATE
+      SET lost_runs    = CASE WHEN i.last_lost_at > now() - interval '5 minutes' THEN i.lost_runs ELSE 0 END + excluded.lost_runs,
+          last_lost_at = now()
+    RETURNING 1
   )
   SELECT e.id, e.attempts, e.lease_owner, e.status, e.charge FROM ended AS e;
   IF NOT FOUND THEN
     RETURN;
+  END IF;
+  IF p_culprit IS NULL THEN
+    DELETE FROM instance_losses AS i WHERE i.last_lost_at < now() - interval '5 minutes';
   END IF;
   -- An attempt that ended for good released its group, and the release trigger
   -- (at the end of the statement above) made the next action head: it too

@@ -97,7 +97,8 @@ export class ActionResponseDto implements Describes<ActionResource, ActionRespon
 
   @ApiProperty({
     example: false,
-    description: 'A suspect: lost with its instance twice in a row; runs one per instance, and a further loss is charged (poison detection)',
+    description:
+      'A suspect: lost with its instance twice in a row (once alone or with one other) or three times; runs one per instance, and a further loss is charged (poison detection)',
   })
   quarantined: boolean;
 }
