@@ -171,15 +171,15 @@ TABLE instance_losses (
 
 VIEW action_groups AS
  SELECT l.lock_id,
-    ( SELECT a.id
-           FROM actions a
-          WHERE a.holds_group AND a.id = (( SELECT h.head_id
-                   FROM action_group_heads h
-                  WHERE h.lock_id = l.lock_id
-                  ORDER BY h.version DESC
-                 LIMIT 1))) AS head_id,
-    l.created_at
-   FROM action_group_locks l;
+     ( SELECT a.id
+            FROM actions a
+           WHERE (a.holds_group AND (a.id = ( SELECT h.head_id
+                    FROM action_group_heads h
+                   WHERE (h.lock_id = l.lock_id)
+                   ORDER BY h.version DESC
+                  LIMIT 1)))) AS head_id,
+     l.created_at
+    FROM action_group_locks l;
 
 CONSTRAINT action_activity_pkey ON action_activity PRIMARY KEY (bucket_start);
 

