@@ -4,6 +4,8 @@
  * check. Used by the start-up's connection loop (queue-database.ts).
  */
 
+import { parse } from 'pg-connection-string';
+
 /** Where a PostgreSQL URL points. */
 export interface ConnectTarget {
   /** Host name, address or socket folder as the URL gives it (default `localhost`). */
@@ -17,24 +19,21 @@ export interface ConnectTarget {
 }
 
 /**
- * The host, port, database and user of a `postgres://` URL, with libpq's
- * defaults where it names none. A `?host=` parameter (a socket folder) wins
- * over the URL's host, as in node-postgres.
+ * The host, port, database and user of a `postgres://` URL as node-postgres
+ * reads it (its own parser, pg-connection-string: a `?host=` socket folder
+ * wins over the URL's host), with libpq's defaults where it names none.
  *
  * @param url a postgres:// or postgresql:// URL.
  */
 export function connectTarget(url: string): ConnectTarget {
-  let parsed: URL;
+  let parsed: ReturnType<typeof parse>;
   try {
-    parsed = new URL(url);
+    parsed = parse(url);
   } catch {
     return { host: '(unparsable DATABASE_URL)', port: 5432, database: '', user: '' };
   }
-  const host = parsed.searchParams.get('host') || decodeURIComponent(parsed.hostname.replace(/^\[|\]$/g, '')) || 'localhost';
-  const port = Number(parsed.searchParams.get('port') || parsed.port || 5432);
-  const user = decodeURIComponent(parsed.username) || 'postgres';
-  const database = decodeURIComponent(parsed.pathname.replace(/^\//, '')) || user;
-  return { host, port, database, user };
+  const user = parsed.user || 'postgres';
+  return { host: parsed.host || 'localhost', port: Number(parsed.port || 5432), database: parsed.database || user, user };
 }
 
 /** `host:port` (`[::1]:5432` for an IPv6 address). */
