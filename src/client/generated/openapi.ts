@@ -816,7 +816,7 @@ export interface components {
        */
       cancelRequestedAt: string | null;
       /**
-       * @description A suspect: lost with its instance twice in a row; runs one per instance, and a further loss is charged (poison detection)
+       * @description A suspect: lost with its instance twice in a row (once alone or with one other) or three times; runs one per instance, and a further loss is charged (poison detection)
        * @example false
        */
       quarantined: boolean;
