@@ -54,7 +54,7 @@ describe('test helper imports', () => {
     expect(bypassOf('test/database/x.db-spec.ts', '../../src/testing/server-admin')).toMatch(/only the public entry/);
     expect(bypassOf('test/database/x.db-spec.ts', '../../src/sleep')).toMatch(/from '..\/support'/);
     expect(bypassOf('test/database/x.db-spec.ts', '../support')).toBeNull();
-    expect(bypassOf('test/database/x.db-spec.ts', '../../src/queue/worker-slots')).toBeNull();
+    expect(bypassOf('test/database/x.db-spec.ts', '../../src/queue/instance/worker-slots')).toBeNull();
     expect(bypassOf('test/database/testing-entry.db-spec.ts', '../../src/testing')).toBeNull();
   });
 

@@ -104,7 +104,7 @@ export class QueueSettings {
   /**
    * Lease length (ms). Heartbeats extend it every third of it; a worker that
    * cannot renew a lease aborts its handler at least LEASE_MS/6 before it
-   * could expire elsewhere (src/queue/lease-timing.ts).
+   * could expire elsewhere (src/queue/instance/lease-timing.ts).
    */
   @Transform(toInteger)
   @IsInt()

@@ -42,7 +42,7 @@ export class ActionAttempt {
   @Column({ type: 'text', nullable: true })
   error: string | null;
 
-  /** The stack of the thrown Error, bounded (see src/queue/thrown-value.ts). */
+  /** The stack of the thrown Error, bounded (see src/queue/outcome/thrown-value.ts). */
   @Column({ name: 'error_stack', type: 'text', nullable: true })
   errorStack: string | null;
 

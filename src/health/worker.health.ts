@@ -2,8 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { HealthIndicatorResult, HealthIndicatorService } from '@nestjs/terminus';
 import { QueueSettings } from '../config/settings';
 import { SETTINGS } from '../config/settings.token';
-import { WorkerService } from '../queue/worker.service';
-import { WorkerSlots } from '../queue/worker-slots';
+import { WorkerService } from '../queue/worker/worker.service';
+import { WorkerSlots } from '../queue/instance/worker-slots';
 
 /** Shortest tolerated silence of the worker loop (ms), whatever the poll interval. */
 export const MIN_WORKER_STALL_MS = 15_000;

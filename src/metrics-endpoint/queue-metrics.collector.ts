@@ -6,7 +6,7 @@ import { QUEUE_STATS_COUNT_CAP, QUEUE_STATS_EXACT_MAX_BYTES, QueueStats, readQue
 import { QueueSettings } from '../config/settings';
 import { SETTINGS } from '../config/settings.token';
 import { PG_POOL } from '../database/pg-pool.provider';
-import { WorkerService } from '../queue/worker.service';
+import { WorkerService } from '../queue/worker/worker.service';
 import { MetricsRegistry } from '../metrics/metrics.registry';
 
 type PendingState = keyof QueueStats['pendingBreakdown'];

@@ -1,30 +1,30 @@
 import { QueueSettings } from '../config/settings';
 import { SETTINGS } from '../config/settings.token';
 import { DATABASE_URL } from '../database/database-url.token';
-import { planWakeUp, WAKE_UP_PLAN } from './wake-up-plan';
-import { leaseTiming } from './lease-timing';
-import { LEASE_TIMING } from './lease-timing.token';
+import { planWakeUp, WAKE_UP_PLAN } from './wake/wake-up-plan';
+import { leaseTiming } from './instance/lease-timing';
+import { LEASE_TIMING } from './instance/lease-timing.token';
 import { Module } from '@nestjs/common';
 import { ActionHandlersModule } from '../handlers/action-handlers.module';
 import { MetricsModule } from '../metrics/metrics.module';
-import { AttemptExecutor } from './attempt-executor.service';
-import { AttemptFinisher } from './attempt-finisher.service';
-import { AttemptRunner } from './attempt-runner.service';
-import { ClaimerService } from './claimer.service';
+import { AttemptExecutor } from './attempt/attempt-executor.service';
+import { AttemptFinisher } from './attempt/attempt-finisher.service';
+import { AttemptRunner } from './attempt/attempt-runner.service';
+import { ClaimerService } from './claim/claimer.service';
 import { EventLoopWatchdog } from './containment/event-loop-watchdog.service';
 import { StrayErrorGuard } from './containment/stray-error.guard';
 import { WatchdogSharedState } from './containment/watchdog-shared-state';
 import { HandlerThreads } from './isolation/handler-threads.service';
-import { LeaseKeeper } from './lease-keeper.service';
-import { NotificationListener } from './notification-listener.service';
-import { ReaperService } from './reaper.service';
-import { SuspectRunner } from './suspect-runner.service';
-import { WorkerMetrics } from './worker-metrics';
-import { WakeLeadership } from './wake-leadership';
-import { RateLimitDefaults } from './rate-limit-defaults.service';
-import { TypeBackOff } from './type-back-off.service';
-import { WorkerService } from './worker.service';
-import { WorkerSlots } from './worker-slots';
+import { LeaseKeeper } from './lease/lease-keeper.service';
+import { NotificationListener } from './wake/notification-listener.service';
+import { ReaperService } from './lease/reaper.service';
+import { SuspectRunner } from './worker/suspect-runner.service';
+import { WorkerMetrics } from './instance/worker-metrics';
+import { WakeLeadership } from './wake/wake-leadership';
+import { RateLimitDefaults } from './claim/rate-limit-defaults.service';
+import { TypeBackOff } from './claim/type-back-off.service';
+import { WorkerService } from './worker/worker.service';
+import { WorkerSlots } from './instance/worker-slots';
 
 /**
  * The worker side: claim (ClaimerService) and dispatch (WorkerService), run

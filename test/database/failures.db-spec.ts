@@ -2,14 +2,14 @@ import { INestApplication, Module } from '@nestjs/common';
 import request from 'supertest';
 import { Client } from 'pg';
 import { ActionContext, ActionHandler, ActionHandlerHost, QueuedAction } from '../../src/handlers';
-import { LeaseLostError } from '../../src/queue/abort-reasons';
-import { AttemptFinisher } from '../../src/queue/attempt-finisher.service';
-import { LeaseKeeper } from '../../src/queue/lease-keeper.service';
-import { monotonicNow } from '../../src/queue/monotonic-clock';
-import { ReaperService } from '../../src/queue/reaper.service';
+import { LeaseLostError } from '../../src/queue/instance/abort-reasons';
+import { AttemptFinisher } from '../../src/queue/attempt/attempt-finisher.service';
+import { LeaseKeeper } from '../../src/queue/lease/lease-keeper.service';
+import { monotonicNow } from '../../src/queue/instance/monotonic-clock';
+import { ReaperService } from '../../src/queue/lease/reaper.service';
 import { CLAIM_ACTIONS_SQL } from '../../src/queue/sql/claim-actions.sql';
 import { LeasedActionRow } from '../../src/queue/sql/leased-action.sql';
-import { WorkerSlots } from '../../src/queue/worker-slots';
+import { WorkerSlots } from '../../src/queue/instance/worker-slots';
 import { checkTrace, connect, metricSample, sleep, startTestApp, waitFor, withTestDatabase } from '../support';
 
 /** Shared state of the test-only stalling handler. */

@@ -3,7 +3,7 @@ import { waitFor, withTestApp } from '../support';
 /**
  * The retry back-off, end to end: a failed attempt's retry waits a full-jitter
  * delay, uniform in [0, min(RETRY_BACKOFF_CAP_MS, BASE * 2^(n-1))] ms
- * (src/queue/backoff.ts). One delay may be 0, so the lower bound is on the
+ * (src/queue/attempt/backoff.ts). One delay may be 0, so the lower bound is on the
  * mean of many: N actions fail twice, and the gaps between an attempt's end
  * and the next one's start (database clock, from the trace) must average
  * about half of each ceiling, the second ceiling twice the first.

@@ -2,7 +2,7 @@
 import { INestApplication } from '@nestjs/common';
 import { Client } from 'pg';
 import { sleep, startTestApp, waitFor, withTestDatabase } from '../support';
-import { ClaimerService } from '../../src/queue/claimer.service';
+import { ClaimerService } from '../../src/queue/claim/claimer.service';
 
 /**
  * A scheduled action starts within a few ms of its `runAt`,

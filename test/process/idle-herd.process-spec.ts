@@ -1,7 +1,7 @@
 // @run-alone (test/support/run-alone.ts): claims per action and CPU of eight instances, counted against the clock.
 import { Client } from 'pg';
 import { checkTrace, formatTraceReport, insertAction, metricSample, ServiceProcess, startServiceProcess, waitFor, withTestDatabase } from '../support';
-import { WAKE_LOCK_NAMESPACE } from '../../src/queue/wake-leadership';
+import { WAKE_LOCK_NAMESPACE } from '../../src/queue/wake/wake-leadership';
 
 /**
  * Idle instances cost nearly nothing: eight service processes on

@@ -1,6 +1,6 @@
 // @run-alone (test/support/run-alone.ts): exits within 2 s and 7 s of a SIGTERM.
 import { POOL_CLOSE_TIMEOUT_MS } from '../../src/database/queue-database.closer';
-import { LISTEN_STOP_TIMEOUT_MS } from '../../src/queue/notification-listener.service';
+import { LISTEN_STOP_TIMEOUT_MS } from '../../src/queue/wake/notification-listener.service';
 import { HTTP_CLOSE_TIMEOUT_MS } from '../../src/service/bounded-close-express-adapter';
 import { JOB_STOP_TIMEOUT_MS } from '../../src/shutdown-steps';
 import { BlackholeProxy, errorLogLines, ServiceProcess, sleep, startBlackholeProxy, startServiceProcess, waitFor, withTestDatabase } from '../support';

@@ -1,4 +1,4 @@
-import { leaseTiming } from '../lease-timing';
+import { leaseTiming } from '../instance/lease-timing';
 import { watchdogTickEveryMs } from './event-loop-watchdog.service';
 
 /** The thread's stall threshold, as EventLoopWatchdog computes it. */

@@ -5,9 +5,9 @@ import { QueueSettings } from '../../config/settings';
 import { SETTINGS } from '../../config/settings.token';
 import { DATABASE_URL } from '../../database/database-url.token';
 import { shutdownStep, THREAD_STOP_TIMEOUT_MS } from '../../shutdown-steps';
-import { LeaseTiming } from '../lease-timing';
-import { LEASE_TIMING } from '../lease-timing.token';
-import { WORKER_ID } from '../worker-id.token';
+import { LeaseTiming } from '../instance/lease-timing';
+import { LEASE_TIMING } from '../instance/lease-timing.token';
+import { WORKER_ID } from '../instance/worker-id.token';
 import { WatchdogConfig, WatchdogSharedState } from './watchdog-shared-state';
 
 /** The thread's file, next to this one (.js when compiled, .ts under ts-node or jest). */

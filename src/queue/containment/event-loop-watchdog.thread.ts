@@ -3,7 +3,7 @@ import { workerData } from 'node:worker_threads';
 import type { Client } from 'pg';
 import { dedicatedClient } from '../../database/dedicated-connection';
 import { pinSearchPath } from '../../database/queue-schema';
-import { monotonicNow } from '../monotonic-clock';
+import { monotonicNow } from '../instance/monotonic-clock';
 import { RELEASE_WORKER_SQL } from '../sql/lost-attempts.sql';
 import { WatchdogConfig, WatchdogSharedState } from './watchdog-shared-state';
 

@@ -4,9 +4,9 @@ import { QueueSettings } from '../../config/settings';
 import { SETTINGS } from '../../config/settings.token';
 import { PG_POOL } from '../../database/pg-pool.provider';
 import { RELEASE_WORKER_SQL } from '../sql/lost-attempts.sql';
-import { describeThrown } from '../thrown-value';
-import { WORKER_ID } from '../worker-id.token';
-import { WorkerMetrics } from '../worker-metrics';
+import { describeThrown } from '../outcome/thrown-value';
+import { WORKER_ID } from '../instance/worker-id.token';
+import { WorkerMetrics } from '../instance/worker-metrics';
 import { attemptContext } from './attempt-context';
 
 /** Longest wait for the release statement before exiting anyway (ms). */

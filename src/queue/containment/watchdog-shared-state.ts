@@ -1,5 +1,5 @@
 import type { QueuePlacement } from '../../database/queue-schema';
-import { monotonicNow } from '../monotonic-clock';
+import { monotonicNow } from '../instance/monotonic-clock';
 
 /** Float64 slots of the shared buffer. */
 const SLOT = { lastTick: 0, earliestDeadline: 1, syncHandlerActionId: 2 } as const;

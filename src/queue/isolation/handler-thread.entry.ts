@@ -11,8 +11,8 @@ import type { ChunkHandlerHost } from '../../handlers/chunk-handler.host';
 import type { ActionHandlerOptions } from '../../handlers/action-handler-options.interface';
 import { PermanentFailureError } from '../../handlers/permanent-failure.error';
 import { backOffRequested, throwBackOff } from '../../handlers/retry-after.error';
-import { jsonLengthExceeds, toResultJson } from '../handler-result';
-import { describeThrown, isPermanentFailure } from '../thrown-value';
+import { jsonLengthExceeds, toResultJson } from '../outcome/handler-result';
+import { describeThrown, isPermanentFailure } from '../outcome/thrown-value';
 import { RETIRED_THREAD_EXIT_CODE, ThreadChunkOutcome, ThreadTask, ThreadTaskAnswer, ThreadTaskResult } from './thread-task';
 
 /** A result's JSON text may take at most this fraction of the thread's heap (it is written once, then copied out). */

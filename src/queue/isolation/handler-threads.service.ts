@@ -9,7 +9,7 @@ import type { RegisteredHandler } from '../../handlers/action-handlers.registry'
 import { QueueSettings } from '../../config/settings';
 import { SETTINGS } from '../../config/settings.token';
 import { shutdownStep, THREAD_STOP_TIMEOUT_MS } from '../../shutdown-steps';
-import { SerializedResult } from '../handler-result';
+import { SerializedResult } from '../outcome/handler-result';
 import type { ChunkOutcome } from '../../handlers/chunk-handler.host';
 import { RETIRED_THREAD_EXIT_CODE, TASK_WITHDRAWN, ThreadChunkOutcome, ThreadTask, ThreadTaskResult } from './thread-task';
 import { ThreadExits } from './thread-exits';
