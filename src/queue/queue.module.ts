@@ -17,6 +17,7 @@ import { WatchdogSharedState } from './containment/watchdog-shared-state';
 import { HandlerThreads } from './isolation/handler-threads.service';
 import { LeaseKeeper } from './lease/lease-keeper.service';
 import { NotificationListener } from './wake/notification-listener.service';
+import { ReapedLeases } from './lease/reaped-leases';
 import { ReaperService } from './lease/reaper.service';
 import { SuspectRunner } from './worker/suspect-runner.service';
 import { WorkerMetrics } from './instance/worker-metrics';
@@ -30,7 +31,7 @@ import { WorkerSlots } from './instance/worker-slots';
  * The worker side: claim (ClaimerService) and dispatch (WorkerService), run
  * each attempt (AttemptExecutor → AttemptRunner, HandlerThreads), keep leases
  * (LeaseKeeper), record ends (AttemptFinisher), reap expired leases
- * (ReaperService), run suspect actions one per instance beside other work (SuspectRunner), and
+ * (ReaperService, which publishes what it reaped: ReapedLeases), run suspect actions one per instance beside other work (SuspectRunner), and
  * contain misbehaving handlers (StrayErrorGuard, EventLoopWatchdog). docs/architecture.md draws the path of an action.
  */
 @Module({
@@ -58,6 +59,7 @@ import { WorkerSlots } from './instance/worker-slots';
     WakeLeadership,
     SuspectRunner,
     WorkerService,
+    ReapedLeases,
     ReaperService,
     StrayErrorGuard,
     EventLoopWatchdog,

@@ -1,7 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
 import { POOL_CLOSE_TIMEOUT_MS } from '../database/queue-database.closer';
 import { LISTEN_STOP_TIMEOUT_MS } from '../queue/wake/notification-listener.service';
-import { abortedAttemptsWaitMs } from '../queue/worker/worker.service';
+import { abortedAttemptsWaitMs } from '../queue/worker/attempts-drain';
 import { JOB_STOP_TIMEOUT_MS, pendingShutdownSteps, THREAD_STOP_TIMEOUT_MS } from '../shutdown-steps';
 import { HTTP_CLOSE_TIMEOUT_MS } from './bounded-close-express-adapter';
 

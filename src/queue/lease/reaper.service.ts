@@ -6,11 +6,11 @@ import { PG_POOL } from '../../database/pg-pool.provider';
 import { hotPathQuery, statementNaming } from '../../database/timed-query';
 import { JOB_STOP_TIMEOUT_MS, shutdownStep } from '../../shutdown-steps';
 import { LeaseKeeper } from './lease-keeper.service';
+import { ReapedLeases } from './reaped-leases';
 import { refusalGraceMs, unknownLeaseCutoffMs } from './reaper-timing';
 import { isDatabaseRefusal } from './database-refusal';
 import { GRACE_EXPIRED_LEASES_SQL, REAP_EXPIRED_LEASES_SQL, RELEASE_UNKNOWN_LEASES_SQL, UNKNOWN_LEASES_CUTOFF_SQL } from '../sql/lost-attempts.sql';
 import { WORKER_ID } from '../instance/worker-id.token';
-import { WorkerService } from '../worker/worker.service';
 import { WorkerMetrics } from '../instance/worker-metrics';
 
 /**
@@ -30,8 +30,9 @@ const REAP_BATCH = 500;
  * again at once (the statement wakes the workers), uncharged; lost twice in a
  * row it becomes a suspect, and a suspect lost again is charged
  * (src/database/sql/011-lost-attempts-in-parallel.up.sql); after a round that
- * reaped any, this instance's SuspectRunner asks for a suspect at once (the
- * others learn by the notification of 021-suspect-notify.up.sql). Each round also
+ * reaped any, it publishes the count (ReapedLeases): this instance's worker,
+ * subscribed, has its SuspectRunner ask for a suspect at once (the others
+ * learn by the notification of 021-suspect-notify.up.sql). Each round also
  * releases this worker's unknown leases: granted by a statement whose answer
  * never arrived (012-unknown-leases.up.sql), so that they run again at once
  * instead of expiring as losses. Any number of instances may
@@ -61,7 +62,7 @@ export class ReaperService implements OnApplicationBootstrap, BeforeApplicationS
     @Inject(WORKER_ID) private readonly workerId: string,
     private readonly metrics: WorkerMetrics,
     private readonly leases: LeaseKeeper,
-    private readonly worker: WorkerService,
+    private readonly reaped: ReapedLeases,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -122,8 +123,8 @@ export class ReaperService implements OnApplicationBootstrap, BeforeApplicationS
     }
     if (total > 0) {
       this.metrics.leasesExpired(total);
-      // A reaped action may be a suspect now: this instance asks at once, also with no LISTEN connection (behind a pooler).
-      this.worker.suspectMayBeDue();
+      // A reaped action may be a suspect now: the worker of this instance (subscribed) asks at once, also with no LISTEN connection (behind a pooler).
+      this.reaped.publish(total);
     }
     await this.releaseUnknownLeases();
     return total;

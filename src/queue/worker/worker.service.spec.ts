@@ -3,6 +3,7 @@ import { QueueSettings } from '../../config/settings';
 import { AttemptExecutor, Continuation } from '../attempt/attempt-executor.service';
 import { ClaimedUnits, ClaimerService } from '../claim/claimer.service';
 import { LeaseKeeper } from '../lease/lease-keeper.service';
+import { ReapedLeases } from '../lease/reaped-leases';
 import { NotificationListener } from '../wake/notification-listener.service';
 import { LeasedActionRow } from '../sql/leased-action.sql';
 import { SuspectRunner } from './suspect-runner.service';
@@ -59,12 +60,14 @@ function loopWith(nextDue: { waitMs: number | null; suspectWaitMs: number | null
   } as unknown as AttemptExecutor;
   const leases = { cancelRequested: () => undefined, abortAll: () => undefined } as unknown as LeaseKeeper;
   const listener = { start: () => undefined, stop: async () => undefined } as unknown as NotificationListener;
-  const suspects = { markMaybeDue: () => undefined, runOne: () => null, runningSuspect: null } as unknown as SuspectRunner;
+  let suspectAsks = 0;
+  const suspects = { markMaybeDue: () => void suspectAsks++, runOne: () => null, runningSuspect: null } as unknown as SuspectRunner;
   const wakeUp: WakeUpPlan = { listenUrl: null, shortPollMs: null, warning: null } as unknown as WakeUpPlan;
   // No LISTEN leadership (no connection to lead on): every wake-up and poll claims, as without one.
   const leadership = { leads: false, probe: async () => null, relay: () => undefined } as unknown as WakeLeadership;
-  const worker = new WorkerService(settings, slots, claimer, executor, leases, listener, suspects, wakeUp, leadership);
-  return { worker, slots, claims, nextDueAsked: () => nextDueAsked };
+  const reaped = new ReapedLeases();
+  const worker = new WorkerService(settings, slots, claimer, executor, leases, listener, suspects, wakeUp, leadership, reaped);
+  return { worker, slots, claims, reaped, nextDueAsked: () => nextDueAsked, suspectAsks: () => suspectAsks };
 }
 
 describe('WorkerService: when the loop claims', () => {
@@ -169,5 +172,26 @@ describe('WorkerService: when the loop claims', () => {
     await worker.beforeApplicationShutdown();
     worker.requestClaim('wake');
     expect(claims).toHaveLength(1);
+  });
+});
+
+describe('WorkerService: after the reaper reaped leases', () => {
+  beforeAll(() => Logger.overrideLogger(false));
+  beforeEach(() => jest.useFakeTimers());
+  afterEach(() => jest.useRealTimers());
+
+  it('asks its suspect runner for a suspect at once while it runs, and no more once stopped', async () => {
+    const { worker, claims, reaped, suspectAsks } = loopWith();
+    reaped.publish(2);
+    expect(suspectAsks()).toBe(0);
+    worker.onApplicationBootstrap();
+    claims[0].resolve({ units: [], sentAt: 0 });
+    await jest.advanceTimersByTimeAsync(0);
+    const before = suspectAsks();
+    reaped.publish(2);
+    expect(suspectAsks()).toBe(before + 1);
+    await worker.beforeApplicationShutdown();
+    reaped.publish(1);
+    expect(suspectAsks()).toBe(before + 1);
   });
 });
