@@ -1,25 +1,23 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { QueueSettings } from '../../config/settings';
 import { SETTINGS } from '../../config/settings.token';
-import { ActionContext, QueuedAction } from '../../handlers/action-context.interface';
 import { ActionHandlersRegistry, RegisteredHandler } from '../../handlers/action-handlers.registry';
+import { isChunkHandler } from '../../handlers/chunk-handler.host';
 import { HandlerTimeoutError } from '../../handlers/handler-timeout.error';
 import { PermanentFailureError } from '../../handlers/permanent-failure.error';
-import { BackOffRequest, backOffRequested, throwBackOff } from '../../handlers/retry-after.error';
-import { CancelRequestedError, LeaseExpiringError, LeaseLostError, NotAloneError, ShutdownError, StrayHandlerError } from '../instance/abort-reasons';
-import { AttemptEnd } from './attempt-end';
-import { fullJitterBackoffMs } from './backoff';
-import { HandlerStop } from '../instance/handler-stop';
-import { attemptContext } from '../containment/attempt-context';
-import { WatchdogSharedState } from '../containment/watchdog-shared-state';
-import { toResultJson } from '../outcome/handler-result';
-import { chunkEnds, EndOf } from './chunk-ends';
-import { ChunkHandlerHost, isChunkHandler } from '../../handlers/chunk-handler.host';
-import { HandlerThreads, ThreadRetiredError, ThreadTaskError } from '../isolation/handler-threads.service';
-import { LeasedActionRow } from '../sql/leased-action.sql';
-import { describeThrown, isPermanentFailure } from '../outcome/thrown-value';
-import { WORKER_ID } from '../instance/worker-id.token';
 import { waitAtMost } from '../../wait-at-most';
+import { WatchdogSharedState } from '../containment/watchdog-shared-state';
+import { CancelRequestedError, ShutdownError, StrayHandlerError } from '../instance/abort-reasons';
+import { HandlerStop } from '../instance/handler-stop';
+import { WORKER_ID } from '../instance/worker-id.token';
+import { HandlerThreads } from '../isolation/handler-threads.service';
+import { toResultJson } from '../outcome/handler-result';
+import { describeThrown } from '../outcome/thrown-value';
+import { LeasedActionRow } from '../sql/leased-action.sql';
+import { AttemptEndRules } from './attempt-end-rules';
+import { AttemptRun, ChunkRun } from './attempt-run';
+import { chunkEnds, EndOf } from './chunk-ends';
+import { HandlerInvoker } from './handler-invoker';
 
 /** Longest wait for a handler to stop after a cancel or shutdown abort, before giving up on it (ms). */
 const MAX_ABORT_GRACE_MS = 2_000;
@@ -37,8 +35,6 @@ export function abortGraceMs(leaseMs: number): number {
 /** After any other abort, how long a handler that honours its signal gets to return before it counts as stuck (ms). */
 const SETTLE_GRACE_MS = 50;
 const SETTLED: Promise<void> = Promise.resolve();
-/** Delay before an action released with its handler still running may run again (ms): time for this process to exit. */
-const STUCK_RELEASE_DELAY_MS = 2_000;
 
 /** How a handler's promise settled. */
 type HandlerOutcome = { ok: true; value: unknown } | { ok: false; error: unknown };
@@ -47,27 +43,6 @@ type HandlerOutcome = { ok: true; value: unknown } | { ok: false; error: unknown
 type Driven =
   | { aborted: false; outcome: HandlerOutcome; settled: Promise<void>; settledAtEnd: true }
   | { aborted: true; reason: unknown; stray: unknown; settled: Promise<void>; settledAtEnd: boolean; outcome: HandlerOutcome | undefined };
-
-/** How the attempts of a chunk ended (see AttemptRun). */
-export interface ChunkRun {
-  /** One per row of the chunk, in its order; null: nothing to record for it. */
-  ends: (AttemptEnd | null)[];
-  settled: Promise<void>;
-  settledAtEnd: boolean;
-  cause: unknown;
-}
-
-/** How an attempt ended, and when its handler's promise settles. */
-export interface AttemptRun {
-  /** null: nothing to record (the lease was lost, or it must expire: a cancelled handler that did not stop). */
-  end: AttemptEnd | null;
-  /** Resolves when the handler's promise settles (at once for a handler that returned). */
-  settled: Promise<void>;
-  /** Whether it had settled when the attempt ended. */
-  settledAtEnd: boolean;
-  /** The error the handler threw or left behind, for the log (null when done). */
-  cause: unknown;
-}
 
 /**
  * How long a handler thread may take to load and build its handler before
@@ -95,28 +70,28 @@ const THREAD_START_ALLOWANCE_MS = 30_000;
  *   suspect's attempt, or one whose instance's event loop stalled so that
  *   its lease could not be renewed: left to expire, a loss (poison detection);
  * - lease lost: nothing is recorded (another attempt owns the action).
+ *
+ * The runner drives the handler (its timeout, its abort, the grace after);
+ * starting it is HandlerInvoker's and what each end records, AttemptEndRules'.
  */
 @Injectable()
 export class AttemptRunner {
   private readonly logger = new Logger(AttemptRunner.name);
   private readonly abortGraceMs: number;
-  /**
-   * Whether handlers run inside their attempt's async context, for the
-   * StrayErrorGuard to charge a stray error to its action. Off with
-   * STRAY_ERROR_POLICY=off: AsyncLocalStorage makes Node run a hook for every
-   * promise, which costs a few per cent of CPU with instant handlers.
-   */
-  private readonly attributeStrayErrors: boolean;
+  private readonly ends: AttemptEndRules;
+  private readonly invoker: HandlerInvoker;
 
   constructor(
-    @Inject(SETTINGS) private readonly settings: QueueSettings,
-    @Inject(WORKER_ID) private readonly workerId: string,
+    @Inject(SETTINGS) settings: QueueSettings,
+    @Inject(WORKER_ID) workerId: string,
     private readonly registry: ActionHandlersRegistry,
-    private readonly threads: HandlerThreads,
-    private readonly watchdog: WatchdogSharedState,
+    threads: HandlerThreads,
+    watchdog: WatchdogSharedState,
   ) {
     this.abortGraceMs = abortGraceMs(settings.LEASE_MS);
-    this.attributeStrayErrors = settings.STRAY_ERROR_POLICY !== 'off';
+    this.ends = new AttemptEndRules(settings, registry);
+    // Off with STRAY_ERROR_POLICY=off: no async context per attempt (HandlerInvoker).
+    this.invoker = new HandlerInvoker(workerId, threads, watchdog, settings.STRAY_ERROR_POLICY !== 'off');
   }
 
   /**
@@ -131,7 +106,7 @@ export class AttemptRunner {
     const registered = this.registry.get(row.type);
     if (!registered) {
       const error = new PermanentFailureError(`no handler registered for type "${row.type}"`);
-      return { end: this.failureEnd(row, error, 'error'), settled: SETTLED, settledAtEnd: true, cause: error };
+      return { end: this.ends.failure(row, error, 'error'), settled: SETTLED, settledAtEnd: true, cause: error };
     }
     if (startWhen) {
       const stopped = new Promise<unknown>((resolve) => (handlerStop.stopped ? resolve(handlerStop.signal.reason) : handlerStop.onStop(resolve)));
@@ -140,7 +115,7 @@ export class AttemptRunner {
         handlerStop.stop(reason as Error);
         // Never started: released, whatever stalled (it ran nothing to blame).
         return {
-          end: this.abortEnd(row, handlerStop.signal.reason, true, undefined, false, false),
+          end: this.ends.aborted(row, handlerStop.signal.reason, true, undefined, false, false),
           settled: SETTLED,
           settledAtEnd: true,
           cause: handlerStop.signal.reason,
@@ -148,12 +123,12 @@ export class AttemptRunner {
       }
     }
     const driven = await this.drive(registered, row, handlerStop, (signal, onStray, onThreadStarted) =>
-      this.invoke(registered, row, signal, onStray, onThreadStarted),
+      this.invoker.invoke(registered, row, signal, onStray, onThreadStarted),
     );
     const { settled, settledAtEnd } = driven;
     if (driven.aborted) {
       return {
-        end: this.abortEnd(row, driven.reason, settledAtEnd, driven.stray, startWhen !== undefined),
+        end: this.ends.aborted(row, driven.reason, settledAtEnd, driven.stray, startWhen !== undefined),
         settled,
         settledAtEnd,
         cause: driven.stray ?? driven.reason,
@@ -163,11 +138,11 @@ export class AttemptRunner {
       try {
         return { end: { kind: 'done', outcome: 'done', resultJson: toResultJson(driven.outcome.value) }, settled, settledAtEnd: true, cause: null };
       } catch (error) {
-        return { end: this.failureEnd(row, error, 'error'), settled, settledAtEnd: true, cause: error };
+        return { end: this.ends.failure(row, error, 'error'), settled, settledAtEnd: true, cause: error };
       }
     }
     const error = driven.outcome.error;
-    return { end: this.thrownEnd(row, error), settled, settledAtEnd: true, cause: error };
+    return { end: this.ends.thrown(row, error), settled, settledAtEnd: true, cause: error };
   }
 
   /**
@@ -184,19 +159,19 @@ export class AttemptRunner {
     if (!registered || !isChunkHandler(registered.instance)) {
       const error = new PermanentFailureError(`no chunk handler registered for type "${head.type}"`);
       return {
-        ends: chunkEnds(rows, { kind: 'threw', end: this.failureEnd(head, error, 'error') }, this.endOf),
+        ends: chunkEnds(rows, { kind: 'threw', end: this.ends.failure(head, error, 'error') }, this.ends.endOf),
         settled: SETTLED,
         settledAtEnd: true,
         cause: error,
       };
     }
     const driven = await this.drive(registered, head, handlerStop, (signal, onStray, onThreadStarted) =>
-      this.invokeChunk(registered, rows, signal, onStray, onThreadStarted),
+      this.invoker.invokeChunk(registered, rows, signal, onStray, onThreadStarted),
     );
     const { settled, settledAtEnd } = driven;
     if (driven.aborted) {
       const reason = driven.reason;
-      const headEnd = this.abortEnd(head, reason, settledAtEnd, driven.stray);
+      const headEnd = this.ends.aborted(head, reason, settledAtEnd, driven.stray);
       // A chunk that returned within the grace keeps what it reported (less a cancelled action).
       const reported = driven.outcome?.ok && headEnd?.kind !== 'failed' && headEnd?.kind !== 'retry' ? driven.outcome.value : undefined;
       const cancelledId = reason instanceof CancelRequestedError ? reason.actionId : undefined;
@@ -204,43 +179,20 @@ export class AttemptRunner {
       // signal cut short), not the action's: released and uncharged, as a stopped
       // single action is (the stop here is a release or a cancel, never a timeout).
       const stoppedEndOf: EndOf = (row, outcome) =>
-        outcome.ok ? this.endOf(row, outcome) : { kind: 'released', outcome: 'released', error: describeThrown(reason).message, delayMs: 0 };
+        outcome.ok ? this.ends.endOf(row, outcome) : { kind: 'released', outcome: 'released', error: describeThrown(reason).message, delayMs: 0 };
       const ends =
         headEnd === null
           ? rows.map(() => null)
           : reported !== undefined
             ? chunkEnds(rows, { kind: 'reported', value: reported, cancelledId }, stoppedEndOf)
-            : chunkEnds(rows, { kind: 'aborted', end: headEnd, cancelledId }, this.endOf);
+            : chunkEnds(rows, { kind: 'aborted', end: headEnd, cancelledId }, this.ends.endOf);
       return { ends, settled, settledAtEnd, cause: driven.stray ?? reason };
     }
     if (driven.outcome.ok) {
-      return { ends: chunkEnds(rows, { kind: 'reported', value: driven.outcome.value }, this.endOf), settled, settledAtEnd: true, cause: null };
+      return { ends: chunkEnds(rows, { kind: 'reported', value: driven.outcome.value }, this.ends.endOf), settled, settledAtEnd: true, cause: null };
     }
     const error = driven.outcome.error;
-    return { ends: chunkEnds(rows, { kind: 'threw', end: this.thrownEnd(head, error) }, this.endOf), settled, settledAtEnd: true, cause: error };
-  }
-
-  /** How one action of a chunk ended, from the outcome its handler reported (the rules of a single attempt). */
-  private readonly endOf = (row: LeasedActionRow, outcome: { ok: true; result?: unknown } | { ok: false; error: unknown }): AttemptEnd => {
-    if (!outcome.ok) return this.thrownEnd(row, outcome.error);
-    try {
-      return { kind: 'done', outcome: 'done', resultJson: toResultJson(outcome.result) };
-    } catch (error) {
-      return this.failureEnd(row, error, 'error');
-    }
-  };
-
-  /** How an attempt whose handler threw (or reported) `error` ends: released for a retired thread, backed off when asked, else a charged failure. */
-  private thrownEnd(row: LeasedActionRow, error: unknown): AttemptEnd {
-    if (isThreadRetired(error)) return { kind: 'released', outcome: 'released', error: (error as ThreadRetiredError).message, delayMs: 0 };
-    const backOff = backOffRequested(error) ?? threadBackOff(error);
-    if (backOff) {
-      const { message } = describeThrown(error);
-      const end: AttemptEnd = { kind: 'released', outcome: 'backed_off', error: message, delayMs: backOff.ms };
-      if (backOff.wholeType) end.pauseTypeMs = backOff.ms;
-      return end;
-    }
-    return this.failureEnd(row, error, 'error');
+    return { ends: chunkEnds(rows, { kind: 'threw', end: this.ends.thrown(head, error) }, this.ends.endOf), settled, settledAtEnd: true, cause: error };
   }
 
   /**
@@ -302,147 +254,4 @@ export class AttemptRunner {
     }
     return { aborted: false, outcome: first, settled: SETTLED, settledAtEnd: true };
   }
-
-  /** Starts the handler; a synchronous throw becomes a rejection. */
-  private invoke(
-    registered: RegisteredHandler,
-    row: LeasedActionRow,
-    signal: AbortSignal,
-    onStray: (error: unknown) => boolean,
-    onThreadStarted: () => void,
-  ): Promise<unknown> {
-    const action = toQueuedAction(row);
-    if (registered.options.isolation === 'thread') return this.threads.run(registered, action, this.workerId, signal, onThreadStarted);
-    const ctx = this.contextFor(row, signal);
-    // The watchdog attributes a stall to this action while its synchronous part runs.
-    this.watchdog.enterHandler(row.id);
-    try {
-      if (!this.attributeStrayErrors) return Promise.resolve(registered.instance.handle(action, ctx));
-      const store = { actionId: row.id, type: row.type, attempt: row.attempts, strayError: onStray };
-      return Promise.resolve(attemptContext.run(store, () => registered.instance.handle(action, ctx)));
-    } catch (error) {
-      return Promise.reject(error);
-    } finally {
-      this.watchdog.leaveHandler();
-    }
-  }
-
-  /** Starts a chunk handler (in this process or its thread); a synchronous throw becomes a rejection. */
-  private invokeChunk(
-    registered: RegisteredHandler,
-    rows: LeasedActionRow[],
-    signal: AbortSignal,
-    onStray: (error: unknown) => boolean,
-    onThreadStarted: () => void,
-  ): Promise<unknown> {
-    const actions = rows.map(toQueuedAction);
-    if (registered.options.isolation === 'thread') return this.threads.runChunk(registered, actions, this.workerId, signal, onThreadStarted);
-    const head = rows[0];
-    const ctx = this.contextFor(head, signal, rows.length);
-    const handler = registered.instance as ChunkHandlerHost;
-    this.watchdog.enterHandler(head.id);
-    try {
-      if (!this.attributeStrayErrors) return Promise.resolve(handler.handleChunk(actions, ctx));
-      const store = { actionId: head.id, type: head.type, attempt: head.attempts, strayError: onStray };
-      return Promise.resolve(attemptContext.run(store, () => handler.handleChunk(actions, ctx)));
-    } catch (error) {
-      return Promise.reject(error);
-    } finally {
-      this.watchdog.leaveHandler();
-    }
-  }
-
-  private contextFor(row: LeasedActionRow, signal: AbortSignal, chunkSize = 1): ActionContext {
-    return {
-      signal,
-      attempt: row.attempts,
-      workerId: this.workerId,
-      backOff: throwBackOff,
-      // Built on first use: most handlers never log, and a Logger per attempt
-      // showed up in the profile of quick handlers.
-      get logger(): Logger {
-        const what = chunkSize > 1 ? `chunk of ${chunkSize} from action ${row.id}` : `action ${row.id}`;
-        const logger = new Logger(`${what} (${row.type}, lock ${row.lock_id ?? '-'}, attempt ${row.attempts})`);
-        Object.defineProperty(this, 'logger', { value: logger });
-        return logger;
-      },
-    };
-  }
-
-  /**
-   * What to record for an attempt its signal stopped, or null to record
-   * nothing (the lease is gone, or is left to expire).
-   * @param quarantined the attempt is a suspect's (docs/guarantees.md, poison detection).
-   * @param started its handler was started (false: a suspect's attempt stopped while it waited to start).
-   */
-  private abortEnd(row: LeasedActionRow, reason: unknown, settled: boolean, stray: unknown, quarantined = false, started = true): AttemptEnd | null {
-    if (reason instanceof LeaseLostError) return null;
-    // A suspect whose instance could not keep it leased, or any attempt whose
-    // renewals failed while its instance's event loop stalled: a loss with
-    // its instance, not a release. Left to expire, the reaper counts it as one
-    // (poison detection, 047-singled-losses.up.sql; a suspect's is charged);
-    // found in an out-of-memory spiral, whose stalls beat the watchdog to it.
-    if (reason instanceof LeaseExpiringError && started && (quarantined || reason.loopStalledMs !== null)) return null;
-    if (reason instanceof HandlerTimeoutError) return this.failureEnd(row, reason, 'timeout');
-    if (reason instanceof StrayHandlerError) return this.failureEnd(row, stray ?? reason, 'error');
-    const { message } = describeThrown(reason);
-    if (reason instanceof CancelRequestedError) return settled ? { kind: 'cancelled', outcome: 'cancelled', error: message } : null;
-    if (reason instanceof ShutdownError || reason instanceof LeaseExpiringError || reason instanceof NotAloneError) {
-      return { kind: 'released', outcome: 'released', error: message, delayMs: settled ? 0 : STUCK_RELEASE_DELAY_MS };
-    }
-    return this.failureEnd(row, reason, 'error');
-  }
-
-  /** A charged failure: retried with backoff while the budget lasts, else failed. */
-  private failureEnd(row: LeasedActionRow, error: unknown, outcome: 'error' | 'timeout'): AttemptEnd {
-    const permanent = isPermanentFailure(error) || isPermanentThreadError(error);
-    const { message, stack } = describeThrown(error);
-    const charged = row.charged_attempts + 1;
-    if (permanent || charged >= row.max_attempts) return { kind: 'failed', outcome, error: message, stack };
-    const registered = this.registry.get(row.type);
-    const base = registered?.options.backoffBaseMs ?? this.settings.RETRY_BACKOFF_BASE_MS;
-    const cap = registered?.options.backoffCapMs ?? this.settings.RETRY_BACKOFF_CAP_MS;
-    return { kind: 'retry', outcome, error: message, stack, delayMs: fullJitterBackoffMs(charged, base, cap) };
-  }
-}
-
-/** The back-off a handler thread's RetryAfterError asked for, or null. */
-function threadBackOff(error: unknown): BackOffRequest | null {
-  try {
-    return error instanceof ThreadTaskError ? error.backOff : null;
-  } catch {
-    return null; // `instanceof` runs a Proxy's getPrototypeOf trap, which may throw
-  }
-}
-
-/** Whether a handler thread said its error is permanent; false for anything else, a hostile value included. */
-function isPermanentThreadError(error: unknown): boolean {
-  try {
-    return error instanceof ThreadTaskError && error.permanent;
-  } catch {
-    return false; // `instanceof` runs a Proxy's getPrototypeOf trap, which may throw
-  }
-}
-
-/** Whether a thread-isolated attempt's thread retired under it (another action's stray error); false for anything else, a hostile value included. */
-function isThreadRetired(error: unknown): boolean {
-  try {
-    return error instanceof ThreadRetiredError;
-  } catch {
-    return false; // `instanceof` runs a Proxy's getPrototypeOf trap, which may throw
-  }
-}
-
-function toQueuedAction(row: LeasedActionRow): QueuedAction {
-  return {
-    id: row.id,
-    lockId: row.lock_id,
-    type: row.type,
-    payload: row.payload,
-    attempt: row.attempts,
-    maxAttempts: row.max_attempts,
-    onFailure: row.on_failure,
-    idempotencyKey: row.idempotency_key,
-    createdAt: row.created_at,
-  };
 }
