@@ -35,6 +35,24 @@ const LAYERS: ReadonlyArray<{ units: string[]; what: string }> = [
   { units: ['main.ts'], what: "this repository's service process" },
 ];
 
+/**
+ * The folders of `src/queue/` (the worker half) by role, bottom first, with
+ * the same rule inside it: a folder imports only folders of lower layers, and
+ * folders of one layer do not import each other. So lease/ never imports
+ * worker/ (the reaper publishes what it reaped instead of calling the worker),
+ * and claim/ never imports attempt/. src/queue/README.md tells the same.
+ */
+const QUEUE_LAYERS: ReadonlyArray<{ units: string[]; what: string }> = [
+  { units: ['sql'], what: 'the hot-path statement texts' },
+  { units: ['instance'], what: 'what the whole instance shares: its id, clock, slots, metrics, lease timing, held units, how a handler is stopped' },
+  { units: ['outcome'], what: 'what a handler returned or threw, as the trace keeps it' },
+  { units: ['containment', 'isolation'], what: 'containing misbehaving handlers; running handlers in threads' },
+  { units: ['claim', 'lease', 'wake'], what: 'taking work; keeping and reaping leases; being woken' },
+  { units: ['attempt'], what: 'one attempt: run the handler, keep its lease, record its end' },
+  { units: ['worker'], what: 'the loop that claims and dispatches, and the suspect runner' },
+  { units: ['queue.module.ts'], what: 'the Nest module that assembles them' },
+];
+
 const SRC = __dirname;
 
 /** Relative import specifiers of a source text: `from '…'`, `import('…')`, `import '…'`, `require('…')`. */
@@ -43,7 +61,7 @@ export function relativeImports(text: string): string[] {
   return [...found].map((m) => m[1]);
 }
 
-/** The top-level unit of a path relative to `src/`: its first folder, or the file itself at the root. */
+/** The top-level unit of a path relative to `src/` (or to a folder of it): its first folder, or the file itself at the root. */
 function unitOf(path: string): string {
   return path.split('/')[0];
 }
@@ -77,6 +95,22 @@ function importGraph(): Map<string, string[]> {
     graph.set(file, targets);
   }
   return graph;
+}
+
+/**
+ * The edges among the files under `folder` (e.g. `queue/`), with paths made relative to it.
+ * @param edges file → imported files, relative to `src/`.
+ */
+export function withinFolder(edges: Map<string, string[]>, folder: string): Map<string, string[]> {
+  const inside = new Map<string, string[]>();
+  for (const [file, targets] of edges) {
+    if (!file.startsWith(folder)) continue;
+    inside.set(
+      file.slice(folder.length),
+      targets.filter((t) => t.startsWith(folder)).map((t) => t.slice(folder.length)),
+    );
+  }
+  return inside;
 }
 
 /**
@@ -134,12 +168,17 @@ describe('the import graph of src/', () => {
     expect(layerOffences(graph, LAYERS)).toEqual([]);
   });
 
+  it('inside src/queue/, imports only downward, in the order of its folder roles', () => {
+    expect(layerOffences(withinFolder(graph, 'queue/'), QUEUE_LAYERS)).toEqual([]);
+  });
+
   it('has no import cycle between files', () => {
     expect(importCycles(graph)).toEqual([]);
   });
 
   it('sees the imports it checks (the graph is not empty)', () => {
     expect(graph.get('database/data-source-options.ts')).toContain('data-model/action.entity.ts');
+    expect(withinFolder(graph, 'queue/').get('worker/worker.service.ts')).toContain('lease/reaped-leases.ts');
   });
 });
 
@@ -164,6 +203,17 @@ describe('the offence detectors', () => {
       'low/a.ts → top/b.ts: upward import (low is below top)',
       'mid/c.ts → side/d.ts: mid and side share a layer and must not import each other',
       'stray/e.ts: stray is in no layer (add it to LAYERS in src/import-layers.spec.ts)',
+    ]);
+  });
+
+  it('reads the edges inside one folder relative to it, dropping those that leave it', () => {
+    const edges = new Map([
+      ['queue/lease/a.ts', ['queue/worker/b.ts', 'config/c.ts']],
+      ['health/d.ts', ['queue/worker/b.ts']],
+    ]);
+    expect(withinFolder(edges, 'queue/')).toEqual(new Map([['lease/a.ts', ['worker/b.ts']]]));
+    expect(layerOffences(withinFolder(edges, 'queue/'), [{ units: ['lease'] }, { units: ['worker'] }])).toEqual([
+      'lease/a.ts → worker/b.ts: upward import (lease is below worker)',
     ]);
   });
 
