@@ -15,7 +15,7 @@ import {
   validateSync,
 } from 'class-validator';
 
-import { DEFAULT_QUEUE_SCHEMA, QUEUE_SCHEMA_PATTERN } from '../data-model/queue-schema-name';
+import { QUEUE_SCHEMA_PATTERN } from '../data-model/queue-schema-name';
 
 const toBoolean = ({ value }: { value: unknown }): unknown => {
   if (typeof value !== 'string') return value;
@@ -38,14 +38,18 @@ const toInteger = ({ value }: { value: unknown }): unknown => (typeof value === 
 export class QueueSettings {
   /**
    * Schema of the queue's tables and functions (created by the migrations
-   * when missing). The service's connections pin their search_path to it;
-   * behind a transaction pooler the pooler's server connections must have
-   * it (docs/operations.md, "The queue's schema").
+   * when missing). Unset: chosen once at start-up, `action_queue`
+   * (DEFAULT_QUEUE_SCHEMA) on a new install, `public` where an install of
+   * release 0.3 or earlier already has the queue (src/database/queue-schema-choice.ts).
+   * The service's connections pin their search_path to it; behind a
+   * transaction pooler the pooler's server connections must have it
+   * (docs/operations.md, "The queue's schema").
    */
+  @IsOptional()
   @Matches(QUEUE_SCHEMA_PATTERN, {
     message: 'DATABASE_SCHEMA must be a lower-case PostgreSQL identifier (a-z, 0-9, _; not starting with a digit; at most 63 characters)',
   })
-  DATABASE_SCHEMA = DEFAULT_QUEUE_SCHEMA;
+  DATABASE_SCHEMA?: string;
   /**
    * What sits between the service and PostgreSQL on DATABASE_URL. `none`
    * (default): a direct connection (or a pooler in session mode). `transaction`:
@@ -202,6 +206,14 @@ export class QueueSettings {
   @Min(16)
   @Max(10 * 1024 * 1024)
   MAX_PAYLOAD_BYTES = 64 * 1024;
+  /**
+   * Whether `/metrics` also serves every `action_queue_*` metric under its
+   * name of release 0.3 and earlier (`actions_*`, src/metrics/metric-names.ts),
+   * for dashboards and alerts still on them. Kept for release 0.4 only.
+   */
+  @Transform(toBoolean)
+  @IsBoolean()
+  METRICS_LEGACY_NAMES = false;
   /**
    * Errors that nothing caught (unhandled rejections, uncaught exceptions):
    * `fail-attempt` charges the handler that left it (its attempt ends as an

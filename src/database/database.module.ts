@@ -8,11 +8,13 @@ import { openQueueDatabase, QUEUE_DATABASE, QueueDatabase } from './queue-databa
 import { QUEUE_DATABASE_CONFIG, QueueDatabaseConfig } from './queue-database-config';
 import { QueueDatabaseCloser } from './queue-database.closer';
 import { QUEUE_DATA_SOURCE } from './queue-data-source.token';
+import { QUEUE_PLACEMENT } from './queue-placement.token';
 
 /**
  * The queue's database, from QUEUE_DATABASE_CONFIG: the DataSource
  * (QUEUE_DATA_SOURCE), its raw pg pool (PG_POOL), the URL for dedicated
- * connections (DATABASE_URL), and migrations on start-up.
+ * connections (DATABASE_URL), the queue's schema chosen at start-up
+ * (QUEUE_PLACEMENT), and migrations on start-up.
  */
 @Global()
 @Module({
@@ -25,10 +27,11 @@ import { QUEUE_DATA_SOURCE } from './queue-data-source.token';
     },
     { provide: QUEUE_DATA_SOURCE, inject: [QUEUE_DATABASE], useFactory: (database: QueueDatabase) => database.dataSource },
     { provide: DATABASE_URL, inject: [QUEUE_DATABASE], useFactory: (database: QueueDatabase) => database.url },
+    { provide: QUEUE_PLACEMENT, inject: [QUEUE_DATABASE], useFactory: (database: QueueDatabase) => database.placement },
     pgPoolProvider,
     MigrationsService,
     QueueDatabaseCloser,
   ],
-  exports: [QUEUE_DATA_SOURCE, DATABASE_URL, PG_POOL, MigrationsService],
+  exports: [QUEUE_DATA_SOURCE, DATABASE_URL, QUEUE_PLACEMENT, PG_POOL, MigrationsService],
 })
 export class DatabaseModule {}

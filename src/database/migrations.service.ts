@@ -50,9 +50,9 @@ export class MigrationsService implements OnModuleInit {
     @Inject(SETTINGS) private readonly settings: QueueSettings,
   ) {}
 
-  /** Schema of the queue's tables and functions. */
+  /** Schema of the queue's tables and functions, as chosen at start-up (queue-schema-choice.ts). */
   private get schema(): string {
-    return this.settings.DATABASE_SCHEMA;
+    return this.database.placement.schema;
   }
 
   async onModuleInit(): Promise<void> {
@@ -135,8 +135,16 @@ export class MigrationsService implements OnModuleInit {
       [this.schema],
     );
     if (row.ok) return;
+    if (!this.database.owned) {
+      // The app's DataSource: its connections are the app's, never pinned by the queue.
+      throw new Error(
+        `The queue's tables are in schema "${this.schema}", but your DataSource's search_path is "${row.search_path}", where "actions" ` +
+          `means another table or none: add the schema to its search_path (TypeORM: extra: { options: '-c search_path=${this.schema},public' }), ` +
+          `or give the queue its own pool (database: { url }); see docs/using-the-package.md`,
+      );
+    }
     throw new Error(
-      `The queue's tables are in schema "${this.schema}" (DATABASE_SCHEMA), but this connection's search_path is "${row.search_path}", ` +
+      `The queue's tables are in schema "${this.schema}" (DATABASE_SCHEMA, or chosen at start-up), but this connection's search_path is "${row.search_path}", ` +
         `where "actions" means another table or none. Behind a transaction pooler the service cannot set search_path itself: ` +
         `set it for the pooler's login (ALTER ROLE <user> IN DATABASE <db> SET search_path = ${this.schema}) or in the pooler ` +
         `(PgBouncer: connect_query); see docs/operations.md, "Behind a pooler"`,

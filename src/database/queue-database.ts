@@ -4,7 +4,8 @@ import type { PostgresConnectionOptions } from 'typeorm/driver/postgres/Postgres
 import type { ActionQueueDatabaseOptions } from './queue-database-config';
 import { connectCause, connectHint, connectTarget, hostPort } from './connect-failure';
 import { buildDataSourceOptions } from './data-source-options';
-import { DEFAULT_PLACEMENT, QueuePlacement } from './queue-schema';
+import { chooseQueueSchema, chooseQueueSchemaAt, QueueSchemaChoice } from './queue-schema-choice';
+import { QueuePlacement } from './queue-schema';
 import { findTransactionPooler, TransactionPoolerEvidence } from './transaction-pooler-check';
 
 /** DI token of the {@link QueueDatabase} in use. */
@@ -35,11 +36,21 @@ export interface QueueDatabase {
   url: string;
   /** Whether the module opened the DataSource (and so closes it at shutdown). */
   owned: boolean;
+  /** The queue's schema, chosen once at start-up (queue-schema-choice.ts), and the pooler in front. */
+  placement: QueuePlacement;
+}
+
+/** What start-up is told of the queue's placement: DATABASE_SCHEMA (undefined when not set) and DATABASE_POOLER. */
+export interface WantedPlacement {
+  schema: string | undefined;
+  pooler: QueuePlacement['pooler'];
 }
 
 /**
  * Opens the queue's database: a DataSource of its own for a URL, or the app's
- * DataSource. For a URL it logs where it connects (host, port, database,
+ * DataSource, and decides the queue's schema (chooseQueueSchema: DATABASE_SCHEMA,
+ * else `public` for an install of 0.3 or earlier, else `action_queue`), logging
+ * which and why. For a URL it logs where it connects (host, port, database,
  * user) at once, then tries every 3 s, logging each failed attempt as it
  * happens, for at most CONNECT_DEADLINE_MS (30 s), and gives up at once on an
  * error no retry cures (unknown database, refused login). Connected with
@@ -49,9 +60,11 @@ export interface QueueDatabase {
  *
  * @param options the `database` module option.
  * @param poolSize connections of an own pool (DB_POOL_SIZE).
- * @param placement schema and pooler of an own pool (DATABASE_SCHEMA, DATABASE_POOLER):
- *   its connections pin their search_path to the schema unless behind a
- *   transaction pooler (the dedicated ones do the same: pinSearchPath).
+ * @param wanted DATABASE_SCHEMA (undefined: chosen here) and DATABASE_POOLER: an own
+ *   pool's connections pin their search_path to the chosen schema unless behind a
+ *   transaction pooler (the dedicated ones do the same: pinSearchPath). The app's
+ *   DataSource is not pinned: its search_path must reach the schema (MigrationsService checks).
+ * @returns the database, with the chosen placement.
  * @throws UnsetTransactionPoolerError when a transaction pooler is in front and `placement.pooler` is `none`.
  * @throws Error when the app's DataSource is not PostgreSQL, or when the database cannot be reached: the
  *   message names host and port, the cause and what to check (its `cause` is the last attempt's error, its `code` that error's).
@@ -59,29 +72,36 @@ export interface QueueDatabase {
 export async function openQueueDatabase(
   options: ActionQueueDatabaseOptions,
   poolSize: number,
-  placement: QueuePlacement = DEFAULT_PLACEMENT,
+  wanted: WantedPlacement = { schema: undefined, pooler: 'none' },
 ): Promise<QueueDatabase> {
+  const logger = new Logger('ActionQueueModule');
   if ('dataSource' in options) {
     const { dataSource } = options;
     if (dataSource.options.type !== 'postgres') {
       throw new Error(`ActionQueueModule needs a PostgreSQL DataSource; this one is of type "${dataSource.options.type}"`);
     }
     if (!dataSource.isInitialized) await dataSource.initialize();
-    return { dataSource, url: options.url ?? databaseUrlOf(dataSource.options), owned: false };
+    const choice = await chooseQueueSchema(wanted.schema, (sql, params) => dataSource.query(sql, params));
+    logSchemaChoice(logger, choice);
+    return { dataSource, url: options.url ?? databaseUrlOf(dataSource.options), owned: false, placement: { schema: choice.schema, pooler: wanted.pooler } };
   }
-  const logger = new Logger('ActionQueueModule');
   const target = connectTarget(options.url);
   const where = hostPort(target);
   // At once, before the first attempt: where it connects, so a start-up that hangs says on what.
   logger.log(`Connecting to PostgreSQL at ${where} (database "${target.database}", user "${target.user}")`);
   const started = Date.now();
+  let choice: QueueSchemaChoice | null = null;
   for (let attempt = 1; ; attempt++) {
-    const dataSource = new DataSource(buildDataSourceOptions(options.url, poolSize, placement));
     try {
+      // Before the pool: its connections are pinned to the schema as they open. Retried like the connection itself.
+      choice ??= await chooseQueueSchemaAt(options.url, wanted.schema);
+      const placement: QueuePlacement = { schema: choice.schema, pooler: wanted.pooler };
+      const dataSource = new DataSource(buildDataSourceOptions(options.url, poolSize, placement));
       await dataSource.initialize();
       if (attempt > 1) logger.log(`Connected to PostgreSQL at ${where} at attempt ${attempt}`);
       if (placement.pooler !== 'transaction') await refuseUnsetTransactionPooler(options.url, where, dataSource, logger);
-      return { dataSource, url: options.url, owned: true };
+      logSchemaChoice(logger, choice);
+      return { dataSource, url: options.url, owned: true, placement };
     } catch (error) {
       if (error instanceof UnsetTransactionPoolerError) throw error;
       const code = (error as { code?: unknown }).code;
@@ -105,6 +125,11 @@ export async function openQueueDatabase(
       await new Promise((resolve) => setTimeout(resolve, CONNECT_RETRY_DELAY_MS));
     }
   }
+}
+
+/** Logs the queue's schema and why it was chosen, once per start-up. */
+function logSchemaChoice(logger: Logger, choice: QueueSchemaChoice): void {
+  logger.log(`The queue's schema is "${choice.schema}": ${choice.reason}`);
 }
 
 /** Start-up refused: DATABASE_URL goes through a transaction pooler that DATABASE_POOLER does not declare. */

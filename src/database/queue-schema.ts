@@ -1,8 +1,8 @@
 import { Client, ClientConfig } from 'pg';
-import { DEFAULT_QUEUE_SCHEMA } from '../data-model/queue-schema-name';
+import { DEFAULT_QUEUE_SCHEMA, LEGACY_QUEUE_SCHEMA } from '../data-model/queue-schema-name';
 
 // Defined with the data model (the settings validate DATABASE_SCHEMA by them); re-exported for the database code.
-export { DEFAULT_QUEUE_SCHEMA, QUEUE_SCHEMA_PATTERN } from '../data-model/queue-schema-name';
+export { DEFAULT_QUEUE_SCHEMA, LEGACY_QUEUE_SCHEMA, QUEUE_SCHEMA_PATTERN } from '../data-model/queue-schema-name';
 
 /**
  * Where the queue lives and what stands in front of it: the two facts that
@@ -19,8 +19,11 @@ export interface QueuePlacement {
   pooler: 'none' | 'transaction';
 }
 
-/** The placement of a queue in `public`, connected directly. */
+/** The placement of a new install's queue (`action_queue`), connected directly. */
 export const DEFAULT_PLACEMENT: QueuePlacement = { schema: DEFAULT_QUEUE_SCHEMA, pooler: 'none' };
+
+/** The placement of a queue installed by release 0.3 or earlier (`public`), connected directly. */
+export const LEGACY_PLACEMENT: QueuePlacement = { schema: LEGACY_QUEUE_SCHEMA, pooler: 'none' };
 
 /**
  * Pins a session's search_path to the queue's schema (`$1`), so the service's

@@ -35,21 +35,26 @@ export async function dropDatabaseOn(serverUrl: string, name: string): Promise<v
 
 /**
  * Applies every migration of the queue to the database at `url`, as the
- * service's start-up does (one transaction per migration), and closes its
- * connections before returning.
+ * service's start-up does (the schema chosen the same way and created when
+ * missing, one transaction per migration), and closes its connections
+ * before returning.
  *
  * @param poolSize connections the migrating data source may open (default 1).
+ * @returns the queue's schema (`action_queue` on a new database).
  * @throws the migration's error (the database is left as the failed transaction left it).
  */
-export async function migrateDatabase(url: string, poolSize = 1): Promise<void> {
+export async function migrateDatabase(url: string, poolSize = 1): Promise<string> {
   // Loaded here: a caller that never migrates (a test cloning a migrated template) never loads TypeORM.
   const { DataSource } = await import('typeorm');
   const { buildDataSourceOptions } = await import('../database/data-source-options');
-  const dataSource = new DataSource(buildDataSourceOptions(url, poolSize));
+  const { chooseQueueSchemaAt } = await import('../database/queue-schema-choice');
+  const { schema } = await chooseQueueSchemaAt(url, undefined, { createMissing: true });
+  const dataSource = new DataSource(buildDataSourceOptions(url, poolSize, { schema, pooler: 'none' }));
   await dataSource.initialize();
   try {
     await dataSource.runMigrations({ transaction: 'each' });
   } finally {
     await dataSource.destroy();
   }
+  return schema;
 }

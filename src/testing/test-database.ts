@@ -1,5 +1,15 @@
 import { randomBytes } from 'node:crypto';
+import { DEFAULT_QUEUE_SCHEMA } from '../data-model/queue-schema-name';
 import { databaseUrlOn, dropDatabaseOn, withClient } from './server-admin';
+
+/**
+ * The statement giving a test database (its quoted name) the search_path
+ * `action_queue, public`: the queue's schema of a new install first, then
+ * `public` (an upgrade test's older release, the app's own tables).
+ */
+export function testSearchPathSql(quotedName: string): string {
+  return `ALTER DATABASE ${quotedName} SET search_path = ${DEFAULT_QUEUE_SCHEMA}, public`;
+}
 
 /**
  * A database created for a test, by {@link createTestDatabase}.
@@ -16,8 +26,12 @@ export interface TestDatabase {
 
 /**
  * Creates an empty database with a unique name on a PostgreSQL server, for
- * one test file: the queue migrates it when it starts on it, and `drop()`
- * removes it afterwards, so tests never share state.
+ * one test file: the queue migrates it when it starts on it (into its own
+ * schema, `action_queue`, as on any new install), and `drop()` removes it
+ * afterwards, so tests never share state. The database's search_path is
+ * `action_queue, public`, so a test's own connections reach the queue's
+ * tables by their plain names (`SELECT … FROM actions`); the queue's
+ * connections pin their own search_path whatever the database's.
  *
  * @param serverUrl a URL of the server whose user may create databases, e.g.
  *   `postgres://postgres@127.0.0.1:5432/postgres`.
@@ -26,7 +40,10 @@ export interface TestDatabase {
  */
 export async function createTestDatabase(serverUrl: string, label = 'test'): Promise<TestDatabase> {
   const name = testDatabaseName(label);
-  await withClient(serverUrl, (admin) => admin.query(`CREATE DATABASE ${admin.escapeIdentifier(name)}`));
+  await withClient(serverUrl, async (admin) => {
+    await admin.query(`CREATE DATABASE ${admin.escapeIdentifier(name)}`);
+    await admin.query(testSearchPathSql(admin.escapeIdentifier(name)));
+  });
   return { name, url: databaseUrlOn(serverUrl, name), drop: () => dropDatabaseOn(serverUrl, name) };
 }
 

@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { loadSettings } from '../../src/config/settings';
 import { buildDataSourceOptions, MIGRATIONS } from '../../src/database/data-source-options';
 import { MigrationsService } from '../../src/database/migrations.service';
+import { DEFAULT_PLACEMENT, LEGACY_PLACEMENT } from '../../src/database/queue-schema';
 import { upgradeRelease01Schema } from '../../src/database/release-0.1-upgrade';
 import { migratedUpTo } from '../fixtures/previous-releases';
 import { createRelease01Schema } from '../fixtures/schema-0.1/release-0.1-schema';
@@ -28,7 +29,11 @@ async function migrationLockHolders(c: Client, dbName: string): Promise<number[]
 /** A MigrationsService on its own DataSource, as an instance's start-up runs it. */
 async function startMigrating(url: string): Promise<{ done: Promise<void>; dataSource: DataSource }> {
   const dataSource = await new DataSource(buildDataSourceOptions(url, 3)).initialize();
-  const service = new MigrationsService({ dataSource, url, owned: true }, { database: { url }, runMigrations: true }, loadSettings({}));
+  const service = new MigrationsService(
+    { dataSource, url, owned: true, placement: DEFAULT_PLACEMENT },
+    { database: { url }, runMigrations: true },
+    loadSettings({}),
+  );
   const done = service.onModuleInit();
   done.catch(() => undefined); // awaited by the test; not an unhandled rejection meanwhile
   return { done, dataSource };
@@ -49,10 +54,12 @@ describe("the migration lock under a DBA's session limits", () => {
     // The blocker makes migration 001 wait (its CREATE SEQUENCE meets the blocker's
     // uncommitted one of the same name) while the lock's transaction sits idle; the
     // blocker itself is exempt from the limit and rolls back, so 001 then succeeds.
+    // In the queue's schema, made beforehand so that the migrations find it.
+    await c.query(`CREATE SCHEMA ${DEFAULT_PLACEMENT.schema}`);
     const blocker = await idle.connect();
     await blocker.query(`SET idle_in_transaction_session_timeout = 0`);
     await blocker.query('BEGIN');
-    await blocker.query('CREATE SEQUENCE actions_id_seq');
+    await blocker.query(`CREATE SEQUENCE ${DEFAULT_PLACEMENT.schema}.actions_id_seq`);
     const { done, dataSource } = await startMigrating(idle.url);
     try {
       const [holder] = await waitFor(async () => {
@@ -114,7 +121,7 @@ describe("schema changes under a DBA's statement_timeout", () => {
     await producer.query(`INSERT INTO actions (lock_id, type) VALUES (1, 'instance.create')`);
     await c.query(`ALTER DATABASE ${from01.name} SET statement_timeout = '${DBA_LIMIT_MS}ms'`);
     await c.query(`ALTER DATABASE ${from01.name} SET lock_timeout = '${DBA_LIMIT_MS}ms'`);
-    const dataSource = await new DataSource(buildDataSourceOptions(from01.url, 2)).initialize();
+    const dataSource = await new DataSource(buildDataSourceOptions(from01.url, 2, LEGACY_PLACEMENT)).initialize();
     try {
       const conversion = upgradeRelease01Schema(dataSource, 'typeorm_migrations');
       conversion.catch(() => undefined); // awaited below

@@ -4,6 +4,7 @@ import { promisify } from 'node:util';
 import { DataSource } from 'typeorm';
 import { buildDataSourceOptions, MIGRATIONS } from '../../src/database/data-source-options';
 import { SETTING_NAMES } from '../../src/config/settings';
+import { DEFAULT_QUEUE_SCHEMA } from '../../src/database/queue-schema';
 import { withTestDatabase } from '../support';
 
 const run = promisify(execFile);
@@ -43,6 +44,8 @@ describe('schema: migrations are the source of truth', () => {
     const ds = new DataSource(buildDataSourceOptions(db.url, 2));
     await ds.initialize();
     try {
+      // As the service's start-up does before migrating a new install.
+      await ds.query(`CREATE SCHEMA ${DEFAULT_QUEUE_SCHEMA}`);
       await ds.runMigrations({ transaction: 'each' });
       const sql = await ds.driver.createSchemaBuilder().log();
       expect(sql.upQueries.map((q) => q.query)).toEqual([]);

@@ -17,7 +17,7 @@ CREATE SCHEMA app;
 CREATE TABLE app.actions (id serial PRIMARY KEY, lock_id bigint, type text, payload jsonb);`;
 
 /** Waits until the queue (in `schema`) has `count` done actions. */
-async function waitForDone(pg: Client, count: number, schema = 'public'): Promise<void> {
+async function waitForDone(pg: Client, count: number, schema = 'action_queue'): Promise<void> {
   await waitFor(async () => (await pg.query(`SELECT 1 FROM ${schema}.actions WHERE status = 'done'`)).rowCount === count, 15_000);
 }
 
@@ -26,9 +26,9 @@ describe('functions of the queue', () => {
 
   it("every function in the queue's schema pins its search_path", async () => {
     const pg = await db.connect();
-    const { rows } = await pg.query<{ signature: string }>(UNPINNED_FUNCTIONS_SQL, ['public']);
+    const { rows } = await pg.query<{ signature: string }>(UNPINNED_FUNCTIONS_SQL, ['action_queue']);
     expect(rows.map((r) => r.signature)).toEqual([]);
-    const { rows: functions } = await pg.query(`SELECT 1 FROM pg_proc WHERE pronamespace = 'public'::regnamespace AND proname LIKE 'aq\\_%'`);
+    const { rows: functions } = await pg.query(`SELECT 1 FROM pg_proc WHERE pronamespace = 'action_queue'::regnamespace AND proname LIKE 'aq\\_%'`);
     // Not vacuous: the queue has its functions here.
     expect(functions.length).toBeGreaterThanOrEqual(23);
   });
@@ -41,14 +41,14 @@ describe('producers on any search_path', () => {
     ['other', 'CREATE SCHEMA IF NOT EXISTS other'],
     ["''", 'SELECT 1'],
     ['app, public', APP_SCHEMA_SQL],
-  ])('a producer on search_path %s enqueues into public.actions with the same guarantees', async (path, setup) => {
+  ])('a producer on search_path %s enqueues into action_queue.actions with the same guarantees', async (path, setup) => {
     const producer = await t.db.connect();
     await producer.query(setup);
     await producer.query(`SET search_path = ${path}`);
     const before = (await t.pg.query<{ n: number }>(`SELECT count(*)::int AS n FROM actions WHERE status = 'done'`)).rows[0].n;
     await producer.query('BEGIN');
     await producer.query(
-      `INSERT INTO public.actions (lock_id, type, payload) VALUES (7, 'instance.create', '{"durationMs": 0}'), (7, 'instance.update', '{"durationMs": 0}')`,
+      `INSERT INTO action_queue.actions (lock_id, type, payload) VALUES (7, 'instance.create', '{"durationMs": 0}'), (7, 'instance.update', '{"durationMs": 0}')`,
     );
     await producer.query('COMMIT');
     await waitForDone(t.pg, before + 2);
@@ -63,14 +63,14 @@ describe("a DBA's ALTER DATABASE … SET search_path", () => {
   const migrated = withTestDatabase('dba-path-migrated');
   const empty = withTestDatabase('dba-path-empty', { migrated: false });
 
-  it('an app schema with its own actions table first on the path: the service starts and runs the queue in public', async () => {
+  it('an app schema with its own actions table first on the path: the service starts and runs the queue in action_queue', async () => {
     const pg = await migrated.connect();
     await pg.query(APP_SCHEMA_SQL);
     await pg.query(`ALTER DATABASE ${migrated.name} SET search_path = app, public`);
     const started = await startTestApp(migrated.url);
     try {
       const producer = await migrated.connect();
-      await producer.query(`INSERT INTO public.actions (lock_id, type, payload) VALUES (1, 'instance.create', '{"durationMs": 0}')`);
+      await producer.query(`INSERT INTO action_queue.actions (lock_id, type, payload) VALUES (1, 'instance.create', '{"durationMs": 0}')`);
       await waitForDone(pg, 1);
       await request(started.url)
         .post('/actions')
@@ -84,14 +84,14 @@ describe("a DBA's ALTER DATABASE … SET search_path", () => {
     }
   });
 
-  it("an empty search_path (''): a new database is migrated into public and runs", async () => {
+  it("an empty search_path (''): a new database is migrated into action_queue and runs", async () => {
     const pg = await empty.connect();
     await pg.query(`ALTER DATABASE ${empty.name} SET search_path = ''`);
     const started = await startTestApp(empty.url);
     try {
-      await pg.query(`INSERT INTO public.actions (lock_id, type, payload) VALUES (1, 'instance.create', '{"durationMs": 0}')`);
+      await pg.query(`INSERT INTO action_queue.actions (lock_id, type, payload) VALUES (1, 'instance.create', '{"durationMs": 0}')`);
       await waitForDone(pg, 1);
-      expect((await pg.query(`SELECT to_regclass('public.typeorm_migrations') IS NOT NULL AS ok`)).rows[0].ok).toBe(true);
+      expect((await pg.query(`SELECT to_regclass('action_queue.typeorm_migrations') IS NOT NULL AS ok`)).rows[0].ok).toBe(true);
     } finally {
       await started.app.close();
     }
@@ -120,7 +120,7 @@ describe('DATABASE_SCHEMA', () => {
     const started = await startTestApp(db.url, { DATABASE_SCHEMA: 'queue', WORKER_POLL_INTERVAL_MS: '100', LEASE_MS: '1000', REAPER_INTERVAL_MS: '200' });
     try {
       const pg = await db.connect();
-      expect((await pg.query(`SELECT to_regclass('public.actions') AS t`)).rows[0].t).toBeNull();
+      expect((await pg.query(`SELECT to_regclass('action_queue.actions') AS t`)).rows[0].t).toBeNull();
       expect((await pg.query(UNPINNED_FUNCTIONS_SQL, ['queue'])).rows).toEqual([]);
       // A producer on the default search_path ("$user", public) qualifies the table.
       await pg.query(`INSERT INTO queue.actions (lock_id, type, payload) VALUES (3, 'instance.create', '{"durationMs": 0}')`);

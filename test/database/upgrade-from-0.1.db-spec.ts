@@ -1,6 +1,7 @@
 import { loadSettings } from '../../src/config/settings';
 import { DataSource } from 'typeorm';
 import { buildDataSourceOptions } from '../../src/database/data-source-options';
+import { LEGACY_PLACEMENT } from '../../src/database/queue-schema';
 import { MigrationsService } from '../../src/database/migrations.service';
 import { Release01InstancesConnectedError, upgradeRelease01Schema } from '../../src/database/release-0.1-upgrade';
 import { createRelease01Schema } from '../fixtures/schema-0.1/release-0.1-schema';
@@ -16,7 +17,7 @@ describe('upgrade from release 0.1: refused while a 0.1 instance is connected', 
     await c.query(`INSERT INTO actions (lock_id, type) VALUES (1, 'instance.create')`);
     // A 0.1 instance's pool connection, as 0.1 named it.
     const old = await connect(db.url, { application_name: 'ordered-action-queue' });
-    const dataSource = await new DataSource(buildDataSourceOptions(db.url, 2)).initialize();
+    const dataSource = await new DataSource(buildDataSourceOptions(db.url, 2, LEGACY_PLACEMENT)).initialize();
     try {
       const attempt = upgradeRelease01Schema(dataSource, 'typeorm_migrations');
       await expect(attempt).rejects.toThrow(Release01InstancesConnectedError);
@@ -49,9 +50,13 @@ describe('upgrade from release 0.1 with runMigrations: false (an app that migrat
   it('stops start-up asking for one start with runMigrations: true, and leaves the 0.1 schema as it was', async () => {
     const c = await db.connect();
     await createRelease01Schema(c);
-    const dataSource = await new DataSource(buildDataSourceOptions(db.url, 2)).initialize();
+    const dataSource = await new DataSource(buildDataSourceOptions(db.url, 2, LEGACY_PLACEMENT)).initialize();
     try {
-      const service = new MigrationsService({ dataSource, url: db.url, owned: true }, { database: { url: db.url }, runMigrations: false }, loadSettings({}));
+      const service = new MigrationsService(
+        { dataSource, url: db.url, owned: true, placement: LEGACY_PLACEMENT },
+        { database: { url: db.url }, runMigrations: false },
+        loadSettings({}),
+      );
       await expect(service.onModuleInit()).rejects.toThrow(
         'This database holds a version 0.1 queue schema; start once with runMigrations: true to convert it in place (docs/operations.md, "Upgrading from 0.1")',
       );
@@ -73,7 +78,7 @@ describe('upgrade from release 0.1 while SQL producers insert', () => {
     const queued = await db.connect();
     await open.query('BEGIN');
     const first = (await open.query<{ id: string }>(`INSERT INTO actions (lock_id, type) VALUES (1, 'instance.create') RETURNING id`)).rows[0].id;
-    const dataSource = await new DataSource(buildDataSourceOptions(db.url, 2)).initialize();
+    const dataSource = await new DataSource(buildDataSourceOptions(db.url, 2, LEGACY_PLACEMENT)).initialize();
     try {
       const conversionPid = async () =>
         (

@@ -3,6 +3,7 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { buildDataSourceOptions, MIGRATIONS } from '../../src/database/data-source-options';
 import { MigrationsService } from '../../src/database/migrations.service';
+import { LEGACY_PLACEMENT } from '../../src/database/queue-schema';
 import { QUEUE_APPLICATION_NAME, RELEASE_VERSION } from '../../src/release/release-version';
 import { migratedUpTo, PREVIOUS_RELEASES } from '../fixtures/previous-releases';
 import { connect, startTestApp, waitFor, withTestDatabase } from '../support';
@@ -148,10 +149,14 @@ describe('an instance and a schema newer than it knows', () => {
   it('refuses to start, naming the unknown migration and the release', async () => {
     const c = await db.connect();
     await c.query(`INSERT INTO typeorm_migrations (timestamp, name) VALUES (1893456000000, 'FromTheFuture1893456000000')`);
-    const dataSource = await new DataSource(buildDataSourceOptions(db.url, 2)).initialize();
+    const dataSource = await new DataSource(buildDataSourceOptions(db.url, 2, LEGACY_PLACEMENT)).initialize();
     try {
       for (const runMigrations of [true, false]) {
-        const service = new MigrationsService({ dataSource, url: db.url, owned: true }, { database: { url: db.url }, runMigrations }, loadSettings({}));
+        const service = new MigrationsService(
+          { dataSource, url: db.url, owned: true, placement: LEGACY_PLACEMENT },
+          { database: { url: db.url }, runMigrations },
+          loadSettings({}),
+        );
         await expect(service.onModuleInit()).rejects.toThrow(
           `schema in this database is newer than release ${RELEASE_VERSION} knows (migrations FromTheFuture1893456000000 were applied by a later release)`,
         );
@@ -172,9 +177,13 @@ describe('migrations and instances of another release', () => {
     const before = await applied();
     const sameRelease = await connect(db.url, { application_name: `${QUEUE_APPLICATION_NAME}:listen` });
     const olderRelease = await connect(db.url, { application_name: 'ordered-action-queue/0.1.9:listen' });
-    const dataSource = await new DataSource(buildDataSourceOptions(db.url, 2)).initialize();
+    const dataSource = await new DataSource(buildDataSourceOptions(db.url, 2, LEGACY_PLACEMENT)).initialize();
     try {
-      const service = new MigrationsService({ dataSource, url: db.url, owned: true }, { database: { url: db.url }, runMigrations: true }, loadSettings({}));
+      const service = new MigrationsService(
+        { dataSource, url: db.url, owned: true, placement: LEGACY_PLACEMENT },
+        { database: { url: db.url }, runMigrations: true },
+        loadSettings({}),
+      );
       await expect(service.onModuleInit()).rejects.toThrow(
         /migrations GuardOperatorSql1764460800010(, \w+)* are not applied: instances of another release are connected \(pid \d+ ordered-action-queue\/0\.1\.9:listen\)/,
       );

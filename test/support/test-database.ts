@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
-import { createTestDatabase, TestDatabase, testDatabaseName } from '../../src/testing/test-database';
+import { createTestDatabase, testSearchPathSql, TestDatabase, testDatabaseName } from '../../src/testing/test-database';
 import { databaseUrlOn, dropDatabaseOn, migrateDatabase, withClient } from '../../src/testing/server-admin';
 
 export type { TestDatabase };
@@ -34,14 +34,19 @@ export function urlFor(name: string): string {
 /**
  * Creates this run's template: a new database named after the jest process
  * (`aq_template_<pid>_<random>`, so runs of other people on the same server
- * never share one), migrated, then closed to connections, since PostgreSQL
+ * never share one), with the search_path of createTestDatabase, migrated
+ * (into `action_queue`, as a new install), then closed to connections, since PostgreSQL
  * refuses to clone a database while any session is connected to it.
  *
  * @returns the template's name.
  */
 export async function createTemplateDatabase(): Promise<string> {
   const name = `aq_template_${process.pid}_${randomBytes(3).toString('hex')}`;
-  await withClient(TEST_SERVER_URL, (admin) => admin.query(`CREATE DATABASE ${name}`));
+  await withClient(TEST_SERVER_URL, async (admin) => {
+    await admin.query(`CREATE DATABASE ${name}`);
+    // As createTestDatabase does; clones inherit it (copyDatabaseSettings).
+    await admin.query(testSearchPathSql(name));
+  });
   try {
     await migrateDatabase(urlFor(name));
     await withClient(TEST_SERVER_URL, (admin) => admin.query(`ALTER DATABASE ${name} WITH ALLOW_CONNECTIONS false`));

@@ -4,6 +4,8 @@ import { Worker } from 'node:worker_threads';
 import { QueueSettings } from '../../config/settings';
 import { SETTINGS } from '../../config/settings.token';
 import { DATABASE_URL } from '../../database/database-url.token';
+import { QUEUE_PLACEMENT } from '../../database/queue-placement.token';
+import type { QueuePlacement } from '../../database/queue-schema';
 import { shutdownStep, THREAD_STOP_TIMEOUT_MS } from '../../shutdown-steps';
 import { LeaseTiming } from '../instance/lease-timing';
 import { LEASE_TIMING } from '../instance/lease-timing.token';
@@ -54,6 +56,7 @@ export class EventLoopWatchdog implements OnApplicationBootstrap, OnApplicationS
     @Inject(SETTINGS) private readonly settings: QueueSettings,
     @Inject(WORKER_ID) private readonly workerId: string,
     @Inject(DATABASE_URL) private readonly databaseUrl: string,
+    @Inject(QUEUE_PLACEMENT) private readonly placement: QueuePlacement,
     private readonly state: WatchdogSharedState,
     @Inject(LEASE_TIMING) private readonly timing: LeaseTiming,
   ) {}
@@ -67,7 +70,7 @@ export class EventLoopWatchdog implements OnApplicationBootstrap, OnApplicationS
     const config: WatchdogConfig = {
       state: this.state.buffer,
       databaseUrl: this.databaseUrl,
-      placement: { schema: this.settings.DATABASE_SCHEMA, pooler: this.settings.DATABASE_POOLER },
+      placement: this.placement,
       workerId: this.workerId,
       // The main loop fences itself at fenceBeforeMs; the watchdog acts a
       // check later, when that did not happen because the loop is stalled.

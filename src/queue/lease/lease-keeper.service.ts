@@ -4,7 +4,8 @@ import { QueueSettings } from '../../config/settings';
 import { SETTINGS } from '../../config/settings.token';
 import { DATABASE_URL } from '../../database/database-url.token';
 import { abandonClient, dedicatedClient } from '../../database/dedicated-connection';
-import { pinSearchPath } from '../../database/queue-schema';
+import { QUEUE_PLACEMENT } from '../../database/queue-placement.token';
+import { pinSearchPath, QueuePlacement } from '../../database/queue-schema';
 import { statementNaming, timedQuery } from '../../database/timed-query';
 import { CancelRequestedError, LeaseExpiringError, LeaseLostError } from '../instance/abort-reasons';
 import { WatchdogSharedState } from '../containment/watchdog-shared-state';
@@ -82,6 +83,7 @@ export class LeaseKeeper implements OnApplicationBootstrap, OnApplicationShutdow
     @Inject(SETTINGS) private readonly settings: QueueSettings,
     @Inject(WORKER_ID) private readonly workerId: string,
     @Inject(DATABASE_URL) private readonly databaseUrl: string,
+    @Inject(QUEUE_PLACEMENT) private readonly placement: QueuePlacement,
     private readonly slots: WorkerSlots,
     private readonly metrics: WorkerMetrics,
     private readonly watchdogState: WatchdogSharedState,
@@ -252,7 +254,7 @@ export class LeaseKeeper implements OnApplicationBootstrap, OnApplicationShutdow
     this.client = client;
     try {
       await client.connect();
-      await pinSearchPath(client, { schema: this.settings.DATABASE_SCHEMA, pooler: this.settings.DATABASE_POOLER });
+      await pinSearchPath(client, this.placement);
     } catch (error) {
       this.dropClient();
       throw error;
