@@ -11,7 +11,7 @@ import { MetricsRegistry } from '../metrics/metrics.registry';
 
 type PendingState = keyof QueueStats['pendingBreakdown'];
 
-/** The `state` label of `actions_pending_by_state` for each part of `/stats` pendingBreakdown (Prometheus labels are snake_case). */
+/** The `state` label of `action_queue_pending_by_state` for each part of `/stats` pendingBreakdown (Prometheus labels are snake_case). */
 const PENDING_STATE_LABELS: Record<PendingState, string> = {
   due: 'due',
   scheduled: 'scheduled',
@@ -52,46 +52,46 @@ export class QueueMetricsCollector {
   ) {
     const registers = [metrics.registry];
     this.depth = new Gauge({
-      name: 'actions_queue_depth',
+      name: 'action_queue_depth',
       help: `Actions in the table, by status. Over ${QUEUE_STATS_EXACT_MAX_BYTES / 2 ** 20} MB of table, done (and failed, cancelled beyond ${QUEUE_STATS_COUNT_CAP}) are PostgreSQL estimates.`,
       labelNames: ['status'],
       registers,
     });
     this.pendingByState = new Gauge({
-      name: 'actions_pending_by_state',
+      name: 'action_queue_pending_by_state',
       help:
-        'Pending actions by state (queue-wide; the states sum to actions_queue_depth{status="pending"}): due (claimable now), scheduled (runAt ahead), ' +
+        'Pending actions by state (queue-wide; the states sum to action_queue_depth{status="pending"}): due (claimable now), scheduled (runAt ahead), ' +
         'paused (held by a pause of the queue, type or group), waiting_for_rate_limit (waiting for a token), behind_head (behind their group head).',
       labelNames: ['state'],
       registers,
     });
-    this.blockedGroups = new Gauge({ name: 'actions_blocked_groups', help: 'Groups held by a failed action under the block policy.', registers });
+    this.blockedGroups = new Gauge({ name: 'action_queue_blocked_groups', help: 'Groups held by a failed action under the block policy.', registers });
     this.paused = new Gauge({
-      name: 'actions_paused',
+      name: 'action_queue_paused',
       help: 'Active pauses by scope (docs/flow-control.md): queue 0 or 1, type and group how many are paused.',
       labelNames: ['scope'],
       registers,
     });
     this.oldestPendingAge = new Gauge({
-      name: 'actions_oldest_pending_age_seconds',
+      name: 'action_queue_oldest_pending_age_seconds',
       help:
         'Seconds the oldest due, claimable action (a pending head with runAt passed, not paused, not waiting for a rate-limit token) ' +
         'has waited since it became due (0 when none).',
       registers,
     });
-    this.busySlots = new Gauge({ name: 'actions_worker_busy_slots', help: 'Attempts running in this instance now.', registers });
-    this.slots = new Gauge({ name: 'actions_worker_slots', help: 'Attempts this instance may run at once (0: worker disabled).', registers });
+    this.busySlots = new Gauge({ name: 'action_queue_worker_busy_slots', help: 'Attempts running in this instance now.', registers });
+    this.slots = new Gauge({ name: 'action_queue_worker_slots', help: 'Attempts this instance may run at once (0: worker disabled).', registers });
     this.suspectRunning = new Gauge({
-      name: 'actions_worker_suspect_running',
+      name: 'action_queue_worker_suspect_running',
       help: 'Suspect actions (quarantined: lost with their instance more than once in a row) running in this instance now: 0 or 1.',
       registers,
     });
     this.suspectRunningSeconds = new Gauge({
-      name: 'actions_worker_suspect_running_seconds',
+      name: 'action_queue_worker_suspect_running_seconds',
       help: 'Seconds the suspect running in this instance has run (0 when none).',
       registers,
     });
-    this.scrapeErrors = new Counter({ name: 'actions_stats_query_errors_total', help: 'Scrapes whose statistics query failed.', registers });
+    this.scrapeErrors = new Counter({ name: 'action_queue_stats_query_errors_total', help: 'Scrapes whose statistics query failed.', registers });
   }
 
   /** Updates every gauge; never throws (a failed query is counted and logged). */

@@ -32,27 +32,27 @@ interface HorizonRow {
 /**
  * MVCC pressure on the queue's tables, refreshed on each `/metrics` scrape
  * (docs/mvcc-pressure.md says what to watch):
- * - `actions_table_dead_tuples{table}` / `actions_table_live_tuples{table}`:
+ * - `action_queue_table_dead_tuples{table}` / `action_queue_table_live_tuples{table}`:
  *   row versions waiting for vacuum, and live rows, per queue table
  *   (pg_stat_user_tables n_dead_tup / n_live_tup).
- * - `actions_table_tuples_updated{table}` / `actions_table_tuples_hot_updated{table}`
- *   / `actions_table_tuples_deleted{table}`: rows updated since the
+ * - `action_queue_table_tuples_updated{table}` / `action_queue_table_tuples_hot_updated{table}`
+ *   / `action_queue_table_tuples_deleted{table}`: rows updated since the
  *   statistics were reset, all and heap-only (no index entry), and rows
  *   deleted; cumulative, so graph their rate().
- * - `actions_dead_tuples_per_action`: row versions the queue left for vacuum
+ * - `action_queue_dead_tuples_per_action`: row versions the queue left for vacuum
  *   (rows updated and deleted in its tables) per attempt recorded (rows
  *   inserted into `action_attempts`, one per attempt), between this
  *   instance's last two scrapes that saw attempts. About 3 for a workload
  *   whose groups empty after each action (bench/README.md, "MVCC
  *   pressure"); under a held horizon none of them can go, so
- *   `actions_table_dead_tuples` grows by this much per action.
- * - `actions_mvcc_horizon_age_transactions` / `actions_mvcc_horizon_age_seconds`:
+ *   `action_queue_table_dead_tuples` grows by this much per action.
+ * - `action_queue_mvcc_horizon_age_transactions` / `action_queue_mvcc_horizon_age_seconds`:
  *   how far back the oldest transaction, snapshot, replication slot or
  *   prepared transaction holds the horizon (in transaction ids, and the
  *   oldest open transaction's age in seconds). While it is held, vacuum
  *   cannot remove the dead versions above.
  * The figures are queue-wide (the same on every instance). A failed read is
- * counted in `actions_table_health_query_errors_total` and logged; the
+ * counted in `action_queue_table_health_query_errors_total` and logged; the
  * gauges then keep their last values.
  */
 @Injectable()
@@ -60,7 +60,7 @@ export class TableHealthCollector {
   private readonly logger = new Logger(TableHealthCollector.name);
   private readonly errors: Counter;
   private pending?: { startedAt: number; read: Promise<{ tables: TableHealthRow[]; horizon: HorizonRow } | undefined> };
-  /** The cumulative counts of the last read that saw a new attempt, for actions_dead_tuples_per_action. */
+  /** The cumulative counts of the last read that saw a new attempt, for action_queue_dead_tuples_per_action. */
   private counted?: { versions: number; attempts: number };
   private deadTuplesPerAction?: number;
 
@@ -82,15 +82,15 @@ export class TableHealthCollector {
         },
       });
     };
-    perTable('actions_table_dead_tuples', 'Dead row versions waiting for vacuum, per queue table (pg_stat_user_tables.n_dead_tup).', (r) => r.dead);
-    perTable('actions_table_live_tuples', 'Live rows per queue table (pg_stat_user_tables.n_live_tup).', (r) => r.live);
-    perTable('actions_table_tuples_updated', 'Rows updated per queue table since the statistics were reset (cumulative: use rate()).', (r) => r.updated);
+    perTable('action_queue_table_dead_tuples', 'Dead row versions waiting for vacuum, per queue table (pg_stat_user_tables.n_dead_tup).', (r) => r.dead);
+    perTable('action_queue_table_live_tuples', 'Live rows per queue table (pg_stat_user_tables.n_live_tup).', (r) => r.live);
+    perTable('action_queue_table_tuples_updated', 'Rows updated per queue table since the statistics were reset (cumulative: use rate()).', (r) => r.updated);
     perTable(
-      'actions_table_tuples_hot_updated',
+      'action_queue_table_tuples_hot_updated',
       'Rows updated heap-only (HOT: no new index entry) per queue table since the statistics were reset (cumulative: use rate()).',
       (r) => r.hot_updated,
     );
-    perTable('actions_table_tuples_deleted', 'Rows deleted per queue table since the statistics were reset (cumulative: use rate()).', (r) => r.deleted);
+    perTable('action_queue_table_tuples_deleted', 'Rows deleted per queue table since the statistics were reset (cumulative: use rate()).', (r) => r.deleted);
     const horizon = (name: string, help: string, pick: (row: HorizonRow) => number): void => {
       const read = () => this.read();
       new Gauge({
@@ -104,12 +104,12 @@ export class TableHealthCollector {
       });
     };
     horizon(
-      'actions_mvcc_horizon_age_transactions',
+      'action_queue_mvcc_horizon_age_transactions',
       'Age in transaction ids of the oldest xid or snapshot held in this database (sessions, replication slots, prepared transactions): dead row versions newer than it cannot be vacuumed.',
       (r) => r.xids,
     );
     horizon(
-      'actions_mvcc_horizon_age_seconds',
+      'action_queue_mvcc_horizon_age_seconds',
       'Seconds the oldest transaction of this database holding an xid or a snapshot (or a prepared one) has been open (0 when none).',
       (r) => r.seconds,
     );
@@ -118,7 +118,7 @@ export class TableHealthCollector {
       return this.deadTuplesPerAction;
     };
     new Gauge({
-      name: 'actions_dead_tuples_per_action',
+      name: 'action_queue_dead_tuples_per_action',
       help: 'Row versions left for vacuum (rows updated and deleted in the queue tables) per attempt recorded, between the last two scrapes of this instance that saw attempts.',
       registers,
       async collect() {
@@ -126,7 +126,7 @@ export class TableHealthCollector {
         if (ratio !== undefined) this.set(ratio);
       },
     });
-    this.errors = new Counter({ name: 'actions_table_health_query_errors_total', help: 'Scrapes whose table-health query failed.', registers });
+    this.errors = new Counter({ name: 'action_queue_table_health_query_errors_total', help: 'Scrapes whose table-health query failed.', registers });
   }
 
   /** The two reads of this scrape (started by the first gauge collected), or undefined when they failed. */

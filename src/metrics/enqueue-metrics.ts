@@ -4,7 +4,7 @@ import { MetricsRegistry } from './metrics.registry';
 
 /**
  * Counts actions enqueued through this instance (REST API or in-process
- * ActionsService). Plain-SQL producers bypass it; `actions_queue_depth`
+ * ActionsService). Plain-SQL producers bypass it; `action_queue_depth`
  * (read from the table) sees them.
  */
 @Injectable()
@@ -13,7 +13,7 @@ export class EnqueueMetrics {
 
   constructor(metrics: MetricsRegistry) {
     this.enqueuedTotal = new Counter({
-      name: 'actions_enqueued_total',
+      name: 'action_queue_enqueued_total',
       help: 'Actions enqueued through this instance (idempotent repeats excluded), by type.',
       labelNames: ['type'],
       registers: [metrics.registry],

@@ -61,10 +61,10 @@ describe('handlers that ignore their signal, and running actions changed from ou
     // A's handler still runs: counted in /health and /metrics, its slot taken.
     const health = await request(url).get('/health');
     expect(health.body.details.worker).toMatchObject({ stuckHandlers: 1 });
-    expect(metricSample((await request(url).get('/metrics')).text, 'actions_stuck_handlers')).toBe(1);
+    expect(metricSample((await request(url).get('/metrics')).text, 'action_queue_stuck_handlers')).toBe(1);
     // When it finally returns, its late result is discarded and the count drops.
     await waitFor(async () => readExecutions(execLog).some((e) => e.id === a && e.end !== Infinity), 10_000);
-    await waitFor(async () => metricSample((await request(url).get('/metrics')).text, 'actions_stuck_handlers') === 0, 5_000);
+    await waitFor(async () => metricSample((await request(url).get('/metrics')).text, 'action_queue_stuck_handlers') === 0, 5_000);
     expect(await row(a)).toMatchObject({ status: 'failed', attempts: 1 });
     expect(await trace(a)).toHaveLength(1);
   });

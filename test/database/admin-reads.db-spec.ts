@@ -29,7 +29,7 @@ describe('admin reads: the oldest due age', () => {
     expect(stats.body.byStatus.pending).toBe(1);
     expect(stats.body.pendingBreakdown).toEqual({ due: 0, scheduled: 1, paused: 0, waitingForRateLimit: 0, behindHead: 0 });
     const metrics = await request(url).get('/metrics').expect(200);
-    expect(sample(metrics.text, 'actions_oldest_pending_age_seconds')).toBe(0);
+    expect(sample(metrics.text, 'action_queue_oldest_pending_age_seconds')).toBe(0);
   });
 
   it('measures a due head from when it became due: a past runAt counts from the enqueue, a waiting non-head not at all', async () => {
@@ -44,8 +44,8 @@ describe('admin reads: the oldest due age', () => {
     expect(stats.oldestPendingAgeSeconds).toBeGreaterThanOrEqual(1.4);
     expect(stats.oldestPendingAgeSeconds).toBeLessThan(30);
     const metrics = await request(url).get('/metrics').expect(200);
-    expect(sample(metrics.text, 'actions_oldest_pending_age_seconds')).toBeGreaterThanOrEqual(1.4);
-    expect(sample(metrics.text, 'actions_oldest_pending_age_seconds')).toBeLessThan(30);
+    expect(sample(metrics.text, 'action_queue_oldest_pending_age_seconds')).toBeGreaterThanOrEqual(1.4);
+    expect(sample(metrics.text, 'action_queue_oldest_pending_age_seconds')).toBeLessThan(30);
   });
 });
 
@@ -268,7 +268,7 @@ describe('admin reads: cost on a large history', () => {
     const plan = (await client.query(`EXPLAIN ${QUEUE_STATS_SQL}`, [QUEUE_STATS_COUNT_CAP + 1])).rows.map((r) => r['QUERY PLAN']).join('\n');
     expect(plan).not.toMatch(/Seq Scan on actions/);
     const metrics = await request(url).get('/metrics').expect(200);
-    expect(sample(metrics.text, 'actions_queue_depth', 'status="done"')).toBeGreaterThan(60_000 * 0.9);
+    expect(sample(metrics.text, 'action_queue_depth', 'status="done"')).toBeGreaterThan(60_000 * 0.9);
   });
 
   it('walks no finished history for the group reads and the activity roll-up', async () => {

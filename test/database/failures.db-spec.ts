@@ -145,7 +145,7 @@ describe('failure paths in one process', () => {
     expect(finishes).toEqual([{ actionId: id, attempt: 1, recorded: false }]);
     // ...and counts it (seen to fail with WorkerMetrics.fencedCompletion's increment removed).
     const metrics = await request(a.url).get('/metrics').expect(200);
-    expect(metricSample(metrics.text, 'actions_fenced_completions_total')).toBe(1);
+    expect(metricSample(metrics.text, 'action_queue_fenced_completions_total')).toBe(1);
     const after = await c.query(`SELECT status, attempts, result FROM actions WHERE id = $1`, [id]);
     expect(after.rows[0]).toMatchObject({ status: 'done', attempts: 2, result: { by: 'worker-D', attempt: 2 } });
     for (const app of apps.splice(0)) await app.close();

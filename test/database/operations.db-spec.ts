@@ -49,22 +49,22 @@ describe('operations: health, metrics and roles', () => {
     const res = await request(url).get('/metrics').expect(200);
     expect(res.headers['content-type']).toMatch(/^text\/plain/);
     const text = res.text;
-    expect(sample(text, 'actions_enqueued_total', 'type="instance.create"')).toBe(2);
-    expect(sample(text, 'actions_claimed_total', 'type="instance.create"')).toBe(1);
-    expect(sample(text, 'actions_attempts_ended_total', 'type="instance.update",outcome="done"')).toBe(1);
-    expect(sample(text, 'actions_attempts_ended_total', 'type="instance.delete",outcome="failed"')).toBe(1);
-    expect(sample(text, 'actions_handler_duration_seconds_count', 'type="instance.create"')).toBe(1);
-    expect(sample(text, 'actions_claim_statement_duration_seconds_count')).toBeGreaterThan(0);
-    expect(sample(text, 'actions_queue_depth', 'status="done"')).toBe(2);
-    expect(sample(text, 'actions_queue_depth', 'status="failed"')).toBe(1);
-    expect(sample(text, 'actions_queue_depth', 'status="pending"')).toBe(1); // behind the blocking failure
-    expect(sample(text, 'actions_blocked_groups')).toBe(1);
+    expect(sample(text, 'action_queue_enqueued_total', 'type="instance.create"')).toBe(2);
+    expect(sample(text, 'action_queue_claimed_total', 'type="instance.create"')).toBe(1);
+    expect(sample(text, 'action_queue_attempts_ended_total', 'type="instance.update",outcome="done"')).toBe(1);
+    expect(sample(text, 'action_queue_attempts_ended_total', 'type="instance.delete",outcome="failed"')).toBe(1);
+    expect(sample(text, 'action_queue_handler_duration_seconds_count', 'type="instance.create"')).toBe(1);
+    expect(sample(text, 'action_queue_claim_statement_duration_seconds_count')).toBeGreaterThan(0);
+    expect(sample(text, 'action_queue_depth', 'status="done"')).toBe(2);
+    expect(sample(text, 'action_queue_depth', 'status="failed"')).toBe(1);
+    expect(sample(text, 'action_queue_depth', 'status="pending"')).toBe(1); // behind the blocking failure
+    expect(sample(text, 'action_queue_blocked_groups')).toBe(1);
     // The one pending action waits behind the blocked head: it is not claimable, so no age (test/database/admin-reads.db-spec.ts).
-    expect(sample(text, 'actions_oldest_pending_age_seconds')).toBe(0);
-    expect(sample(text, 'actions_worker_slots')).toBe(4);
-    expect(sample(text, 'actions_worker_busy_slots')).toBe(0);
-    expect(sample(text, 'actions_lease_expirations_total')).toBe(0);
-    expect(sample(text, 'actions_fenced_completions_total')).toBe(0);
+    expect(sample(text, 'action_queue_oldest_pending_age_seconds')).toBe(0);
+    expect(sample(text, 'action_queue_worker_slots')).toBe(4);
+    expect(sample(text, 'action_queue_worker_busy_slots')).toBe(0);
+    expect(sample(text, 'action_queue_lease_expirations_total')).toBe(0);
+    expect(sample(text, 'action_queue_fenced_completions_total')).toBe(0);
     expect(text).toContain('process_cpu_seconds_total');
     // Bounded labels: no ids or lock ids.
     expect(text).not.toMatch(/lock_?id=|action_?id=/i);
@@ -84,7 +84,7 @@ describe('operations: health, metrics and roles', () => {
       expect(health.body.info.worker).toEqual({ status: 'up', enabled: false });
       await request(api.url).get('/stats').expect(200);
       const metrics = await request(api.url).get('/metrics').expect(200);
-      expect(sample(metrics.text, 'actions_worker_slots')).toBe(0);
+      expect(sample(metrics.text, 'action_queue_worker_slots')).toBe(0);
 
       // The API-only instance enqueues, the worker-only instance runs it.
       const created = await request(api.url)

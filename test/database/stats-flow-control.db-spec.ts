@@ -3,7 +3,7 @@ import request from 'supertest';
 import { ActionHandler, ActionHandlerHost } from '../../src/handlers';
 import { metricSample as sample, sleep, waitFor, withTestApp } from '../support';
 
-/** The pending states of `GET /stats` and the `actions_pending_by_state` gauge, as the metrics name them. */
+/** The pending states of `GET /stats` and the `action_queue_pending_by_state` gauge, as the metrics name them. */
 const STATES = { due: 'due', scheduled: 'scheduled', paused: 'paused', waitingForRateLimit: 'waiting_for_rate_limit', behindHead: 'behind_head' };
 
 type Breakdown = Record<keyof typeof STATES, number>;
@@ -15,9 +15,9 @@ async function readBoth(url: string): Promise<{ breakdown: Breakdown; oldest: nu
   const breakdown = stats.pendingBreakdown as Breakdown;
   expect(Object.values(breakdown).reduce((a, b) => a + b, 0)).toBe(stats.byStatus.pending);
   for (const [key, label] of Object.entries(STATES)) {
-    expect(sample(metrics, 'actions_pending_by_state', `state="${label}"`)).toBe(breakdown[key as keyof Breakdown]);
+    expect(sample(metrics, 'action_queue_pending_by_state', `state="${label}"`)).toBe(breakdown[key as keyof Breakdown]);
   }
-  return { breakdown, oldest: stats.oldestPendingAgeSeconds, gaugeOldest: sample(metrics, 'actions_oldest_pending_age_seconds') };
+  return { breakdown, oldest: stats.oldestPendingAgeSeconds, gaugeOldest: sample(metrics, 'action_queue_oldest_pending_age_seconds') };
 }
 
 /**

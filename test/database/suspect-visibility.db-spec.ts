@@ -60,13 +60,13 @@ describe('a suspect is started at once and visible', () => {
     expect(health.status).toBe(200);
 
     const metrics = (await request(t.url).get('/metrics')).text;
-    expect(metricSample(metrics, 'actions_worker_suspect_running')).toBe(1);
-    expect(metricSample(metrics, 'actions_worker_suspect_running_seconds')).toBeGreaterThanOrEqual(0);
+    expect(metricSample(metrics, 'action_queue_worker_suspect_running')).toBe(1);
+    expect(metricSample(metrics, 'action_queue_worker_suspect_running_seconds')).toBeGreaterThanOrEqual(0);
 
     // Cancelled, it ends and the slot is no longer a suspect's.
     expect((await request(t.url).post(`/actions/${id}/cancel`)).status).toBe(200);
     await waitFor(async () => (await worker()).suspect === null, 10_000);
-    expect(metricSample((await request(t.url).get('/metrics')).text, 'actions_worker_suspect_running')).toBe(0);
+    expect(metricSample((await request(t.url).get('/metrics')).text, 'action_queue_worker_suspect_running')).toBe(0);
   });
 
   it('starts a suspect scheduled ahead when it comes due, not at the next poll', async () => {

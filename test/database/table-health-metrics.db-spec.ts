@@ -30,22 +30,22 @@ describe('table health in /metrics', () => {
       // them a second or so later.
       const text = await waitFor(async () => {
         const body = await scrape();
-        return (metricSample(body, 'actions_table_dead_tuples', 'table="actions"') ?? 0) >= 100 &&
-          (metricSample(body, 'actions_table_live_tuples', 'table="actions"') ?? 0) >= 50 &&
-          (metricSample(body, 'actions_mvcc_horizon_age_seconds') ?? 0) >= 1
+        return (metricSample(body, 'action_queue_table_dead_tuples', 'table="actions"') ?? 0) >= 100 &&
+          (metricSample(body, 'action_queue_table_live_tuples', 'table="actions"') ?? 0) >= 50 &&
+          (metricSample(body, 'action_queue_mvcc_horizon_age_seconds') ?? 0) >= 1
           ? body
           : undefined;
       }, 20_000);
-      expect(metricSample(text, 'actions_table_tuples_updated', 'table="actions"')).toBeGreaterThanOrEqual(100);
-      expect(metricSample(text, 'actions_table_tuples_hot_updated', 'table="actions"')).toBeGreaterThanOrEqual(0);
-      expect(metricSample(text, 'actions_table_dead_tuples', 'table="action_attempts"')).toBe(0);
+      expect(metricSample(text, 'action_queue_table_tuples_updated', 'table="actions"')).toBeGreaterThanOrEqual(100);
+      expect(metricSample(text, 'action_queue_table_tuples_hot_updated', 'table="actions"')).toBeGreaterThanOrEqual(0);
+      expect(metricSample(text, 'action_queue_table_dead_tuples', 'table="action_attempts"')).toBe(0);
       // Every claim and finish since took a transaction id of its own.
-      expect(metricSample(text, 'actions_mvcc_horizon_age_transactions')).toBeGreaterThan(2);
+      expect(metricSample(text, 'action_queue_mvcc_horizon_age_transactions')).toBeGreaterThan(2);
     } finally {
       await holder.query('ROLLBACK');
     }
     // Released: no transaction of this database is left holding the horizon for long.
-    await waitFor(async () => (metricSample(await scrape(), 'actions_mvcc_horizon_age_seconds') ?? 99) < 1, 20_000);
+    await waitFor(async () => (metricSample(await scrape(), 'action_queue_mvcc_horizon_age_seconds') ?? 99) < 1, 20_000);
   }, 60_000);
 
   it('reports the row versions left for vacuum per action: updates and deletes in the queue tables over attempts recorded', async () => {
@@ -84,7 +84,7 @@ describe('table health in /metrics', () => {
     await runActions();
     await scrape();
     await runActions();
-    const perAction = metricSample(await scrape(), 'actions_dead_tuples_per_action');
+    const perAction = metricSample(await scrape(), 'action_queue_dead_tuples_per_action');
     // 40 groups emptied by the first round, one action each: the claim and
     // the finish update the action row, the emptying marks the group's head
     // record, and the enqueue appends the group's next record (old ones are

@@ -3,7 +3,7 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { buildDataSourceOptions, MIGRATIONS } from '../../src/database/data-source-options';
 import { MigrationsService } from '../../src/database/migrations.service';
-import { LEGACY_PLACEMENT } from '../../src/database/queue-schema';
+import { DEFAULT_PLACEMENT, LEGACY_PLACEMENT } from '../../src/database/queue-schema';
 import { QUEUE_APPLICATION_NAME, RELEASE_VERSION } from '../../src/release/release-version';
 import { migratedUpTo, PREVIOUS_RELEASES } from '../fixtures/previous-releases';
 import { connect, startTestApp, waitFor, withTestDatabase } from '../support';
@@ -79,6 +79,9 @@ describe.each(PREVIOUS_RELEASES)('upgrade from release $name with work in flight
       const migrations = (await c.query<{ name: string }>('SELECT name FROM typeorm_migrations ORDER BY id')).rows.map((r) => r.name);
       expect(migrations).toEqual(MIGRATIONS.map((m) => m.name));
       expect((await c.query(`SELECT 1 FROM pg_namespace WHERE nspname = 'aq_release_0_1'`)).rowCount).toBe(0);
+      // DATABASE_SCHEMA unset: the install keeps its schema, public; no action_queue schema appears beside it.
+      const { rows: place } = await c.query(`SELECT to_regclass('public.actions') IS NOT NULL AS kept, to_regnamespace('action_queue') AS created`);
+      expect(place).toEqual([{ kept: true, created: null }]);
 
       // Everything runs except the blocked group 20.
       const finished = [...g10, ...g30, loose];
@@ -149,11 +152,11 @@ describe('an instance and a schema newer than it knows', () => {
   it('refuses to start, naming the unknown migration and the release', async () => {
     const c = await db.connect();
     await c.query(`INSERT INTO typeorm_migrations (timestamp, name) VALUES (1893456000000, 'FromTheFuture1893456000000')`);
-    const dataSource = await new DataSource(buildDataSourceOptions(db.url, 2, LEGACY_PLACEMENT)).initialize();
+    const dataSource = await new DataSource(buildDataSourceOptions(db.url, 2, DEFAULT_PLACEMENT)).initialize();
     try {
       for (const runMigrations of [true, false]) {
         const service = new MigrationsService(
-          { dataSource, url: db.url, owned: true, placement: LEGACY_PLACEMENT },
+          { dataSource, url: db.url, owned: true, placement: DEFAULT_PLACEMENT },
           { database: { url: db.url }, runMigrations },
           loadSettings({}),
         );

@@ -93,7 +93,7 @@ describe('flow control across three instances', () => {
     await sleep(WATCH_MS);
     expect(await startedCount(held)).toBe(0);
     const metrics = await request(services[2].url).get('/metrics').expect(200);
-    expect(metrics.text).toMatch(/actions_paused\{scope="queue"\} 1/);
+    expect(metrics.text).toMatch(/action_queue_paused\{scope="queue"\} 1/);
     await c.query(`SELECT aq_resume_queue()`);
     await waitFor(async () => (await countWhere(held, 'done')) === held.length, 30_000);
   });

@@ -10,7 +10,7 @@ import { WAKE_LOCK_NAMESPACE } from '../../src/queue/wake/wake-leadership';
  * Before the wake-up leadership every notification made each of the eight
  * claim: 8 claim statements per action; now one instance claims and the
  * others look later with a probe. The claims are counted from each
- * instance's own counter (`actions_claim_statement_duration_seconds_count`:
+ * instance's own counter (`action_queue_claim_statement_duration_seconds_count`:
  * one per claim statement it sent). Then the leading instance is killed
  * (SIGKILL): another takes its place and the trickle goes on.
  *
@@ -23,7 +23,7 @@ describe('eight idle instances and a trickle of actions', () => {
   const INSTANCES = 8;
   const TRICKLE = 40;
   const MAX_CLAIMS_PER_ACTION = 1.5;
-  const CLAIM_COUNT = 'actions_claim_statement_duration_seconds_count';
+  const CLAIM_COUNT = 'action_queue_claim_statement_duration_seconds_count';
   const db = withTestDatabase('idle_herd');
   const services: ServiceProcess[] = [];
   let pg: Client;

@@ -136,7 +136,7 @@ describe('shutdown, restart, outage and bad input with real processes', () => {
     expect(expired[0].n).toBe(orphaned[0].n);
     // The restarted instance reaped them all, and its metrics say so.
     const metrics = await (await fetch(`${svc.url}/metrics`)).text();
-    expect(metricSample(metrics, 'actions_lease_expirations_total')).toBe(orphaned[0].n);
+    expect(metricSample(metrics, 'action_queue_lease_expirations_total')).toBe(orphaned[0].n);
     const report = await checkTrace(c);
     expect(report.lost).toEqual([]);
     expect([...report.doneMoreThanOnce, ...report.doneWithoutTrace]).toEqual([]);

@@ -3,7 +3,7 @@
  * or undefined when the series is absent.
  *
  * @param text the exposition.
- * @param name metric name, e.g. `actions_fenced_completions_total`.
+ * @param name metric name, e.g. `action_queue_fenced_completions_total`.
  * @param labels the sample's label set exactly as exposed, without braces (`status="pending"`); '' for none.
  */
 export function metricSample(text: string, name: string, labels = ''): number | undefined {

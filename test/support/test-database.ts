@@ -90,6 +90,8 @@ export async function cloneTestDatabase(label: string): Promise<TestDatabase> {
   await withClient(TEST_SERVER_URL, async (admin) => {
     await admin.query(`CREATE DATABASE ${name} TEMPLATE ${template}`);
     await copyDatabaseSettings(admin, template, name);
+    // Again, not copied: a list setting copied as one literal would read as one schema named "action_queue, public".
+    await admin.query(testSearchPathSql(name));
   });
   return { name, url: urlFor(name), drop: () => dropDatabase(name) };
 }

@@ -30,7 +30,7 @@ export interface AttemptEnd {
 /**
  * The one table from an attempt's end to what is written and counted: the
  * action's next status and how many attempts it charges to the budget. The
- * `outcome` label of `actions_attempts_ended_total` is the kind itself.
+ * `outcome` label of `action_queue_attempts_ended_total` is the kind itself.
  */
 export const ATTEMPT_END_EFFECTS: Record<AttemptEndKind, { nextStatus: string; charge: 0 | 1 }> = {
   done: { nextStatus: 'done', charge: 0 },

@@ -22,55 +22,55 @@ export class WorkerMetrics {
 
   constructor(metrics: MetricsRegistry) {
     const registers = [metrics.registry];
-    this.claimedTotal = new Counter({ name: 'actions_claimed_total', help: 'Attempts started (actions claimed).', labelNames: ['type'], registers });
+    this.claimedTotal = new Counter({ name: 'action_queue_claimed_total', help: 'Attempts started (actions claimed).', labelNames: ['type'], registers });
     this.endedTotal = new Counter({
-      name: 'actions_attempts_ended_total',
+      name: 'action_queue_attempts_ended_total',
       help: 'Attempts ended, by outcome: done, retry, failed, cancelled, released, abandoned (lease lost; nothing recorded).',
       labelNames: ['type', 'outcome'],
       registers,
     });
-    this.fencedTotal = new Counter({ name: 'actions_fenced_completions_total', help: 'Attempt outcomes rejected because the lease was lost.', registers });
+    this.fencedTotal = new Counter({ name: 'action_queue_fenced_completions_total', help: 'Attempt outcomes rejected because the lease was lost.', registers });
     this.leaseExpirationsTotal = new Counter({
-      name: 'actions_lease_expirations_total',
+      name: 'action_queue_lease_expirations_total',
       help: 'Expired leases reaped by this instance (the action runs again or fails).',
       registers,
     });
     this.handlerSeconds = new Histogram({
-      name: 'actions_handler_duration_seconds',
+      name: 'action_queue_handler_duration_seconds',
       help: 'Handler run time per attempt.',
       labelNames: ['type'],
       buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300],
       registers,
     });
     this.claimDuration = new Histogram({
-      name: 'actions_claim_statement_duration_seconds',
+      name: 'action_queue_claim_statement_duration_seconds',
       help: 'Duration of the claim statement.',
       buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5],
       registers,
     });
     this.heartbeatFailuresTotal = new Counter({
-      name: 'actions_heartbeat_failures_total',
+      name: 'action_queue_heartbeat_failures_total',
       help: 'Heartbeats that failed or timed out (leases not extended).',
       registers,
     });
     this.selfFencedTotal = new Counter({
-      name: 'actions_self_fenced_total',
+      name: 'action_queue_self_fenced_total',
       help: 'Handlers aborted because their lease could not be renewed before it might expire elsewhere.',
       registers,
     });
     this.stuckHandlersGauge = new Gauge({
-      name: 'actions_stuck_handlers',
+      name: 'action_queue_stuck_handlers',
       help: 'Handlers still running after their attempt ended (they ignored their abort signal); each holds a slot.',
       registers,
     });
     this.strayErrorsTotal = new Counter({
-      name: 'actions_stray_errors_total',
+      name: 'action_queue_stray_errors_total',
       help: 'Unhandled rejections and uncaught exceptions, by the action type they came from (none: no handler).',
       labelNames: ['type'],
       registers,
     });
     this.chunkSize = new Histogram({
-      name: 'actions_chunk_size',
+      name: 'action_queue_chunk_size',
       help: 'Actions per ordered chunk started (chunk handlers only).',
       labelNames: ['type'],
       buckets: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000],

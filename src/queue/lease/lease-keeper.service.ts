@@ -24,7 +24,7 @@ import { WorkerSlots } from '../instance/worker-slots';
  * Heartbeat failures in a row are logged at the first, then at every tenth:
  * at the default LEASE_MS a beat is due every 10 s, so a database outage of
  * minutes logs a line about every 100 s instead of three per lease.
- * `actions_heartbeat_failures_total` counts every one.
+ * `action_queue_heartbeat_failures_total` counts every one.
  */
 const FAILED_BEATS_PER_WARNING = 10;
 
