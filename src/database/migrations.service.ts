@@ -139,7 +139,7 @@ export class MigrationsService implements OnModuleInit {
       // The app's DataSource: its connections are the app's, never pinned by the queue.
       throw new Error(
         `The queue's tables are in schema "${this.schema}", but your DataSource's search_path is "${row.search_path}", where "actions" ` +
-          `means another table or none: add the schema to its search_path (TypeORM: extra: { options: '-c search_path=${this.schema},public' }), ` +
+          `means another table or none: add the schema to its search_path (TypeORM: extra: { options: '-c search_path=public,${this.schema}' }), ` +
           `or give the queue its own pool (database: { url }); see docs/using-the-package.md`,
       );
     }

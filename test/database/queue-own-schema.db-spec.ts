@@ -154,7 +154,7 @@ describe('the queue embedded in an app that has its own actions table', () => {
     try {
       const started = shared.init();
       await expect(started).rejects.toThrow(/in schema "action_queue", but your DataSource's search_path is ""\$user", public"/);
-      await expect(started).rejects.toThrow(`extra: { options: '-c search_path=action_queue,public' }`);
+      await expect(started).rejects.toThrow(`extra: { options: '-c search_path=public,action_queue' }`);
     } finally {
       await shared.close();
     }

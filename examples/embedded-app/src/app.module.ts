@@ -14,6 +14,8 @@ import { OrdersModule } from './orders.module';
       entities: [Order],
       migrations: [CreateOrders1735689600000],
       migrationsRun: true,
+      // The queue runs its statements on these connections too: its schema (action_queue) after the app's own.
+      extra: { options: '-c search_path=public,action_queue' },
     }),
     // The queue shares the app's DataSource (so it can join its transactions) and serves its routes under /queue.
     ActionQueueModule.forRootAsync({
