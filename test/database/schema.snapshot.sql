@@ -277,76 +277,76 @@ CONSTRAINT actions_type_length ON actions CHECK (((char_length(type) >= 1) AND (
 
 CONSTRAINT instance_losses_pkey ON instance_losses PRIMARY KEY (worker_id);
 
-CREATE INDEX action_schedules_next_tick_idx ON public.action_schedules USING btree (next_tick_at);
+CREATE INDEX action_schedules_next_tick_idx ON action_queue.action_schedules USING btree (next_tick_at);
 
-CREATE INDEX actions_blocked_idx ON public.actions USING btree (lock_id, id) WHERE ((status = 'failed'::text) AND holds_group);
+CREATE INDEX actions_blocked_idx ON action_queue.actions USING btree (lock_id, id) WHERE ((status = 'failed'::text) AND holds_group);
 
-CREATE INDEX actions_cancelled_idx ON public.actions USING btree (id) WHERE (status = 'cancelled'::text);
+CREATE INDEX actions_cancelled_idx ON action_queue.actions USING btree (id) WHERE (status = 'cancelled'::text);
 
-CREATE INDEX actions_claimable_idx ON public.actions USING btree (run_at, id) WHERE (is_head AND (status = 'pending'::text) AND (NOT quarantined));
+CREATE INDEX actions_claimable_idx ON action_queue.actions USING btree (run_at, id) WHERE (is_head AND (status = 'pending'::text) AND (NOT quarantined));
 
-CREATE INDEX actions_failed_idx ON public.actions USING btree (id) WHERE (status = 'failed'::text);
+CREATE INDEX actions_failed_idx ON action_queue.actions USING btree (id) WHERE (status = 'failed'::text);
 
-CREATE INDEX actions_finished_at_idx ON public.actions USING btree (finished_at) WHERE ((finished_at IS NOT NULL) AND (NOT holds_group));
+CREATE INDEX actions_finished_at_idx ON action_queue.actions USING btree (finished_at) WHERE ((finished_at IS NOT NULL) AND (NOT holds_group));
 
-CREATE INDEX actions_group_finished_idx ON public.actions USING btree (lock_id, id) WHERE ((lock_id IS NOT NULL) AND (NOT holds_group));
+CREATE INDEX actions_group_finished_idx ON action_queue.actions USING btree (lock_id, id) WHERE ((lock_id IS NOT NULL) AND (NOT holds_group));
 
-CREATE INDEX actions_group_holding_idx ON public.actions USING btree (lock_id, id) WHERE (holds_group AND (lock_id IS NOT NULL));
+CREATE INDEX actions_group_holding_idx ON action_queue.actions USING btree (lock_id, id) WHERE (holds_group AND (lock_id IS NOT NULL));
 
-CREATE INDEX actions_pending_idx ON public.actions USING btree (id) WHERE (status = 'pending'::text);
+CREATE INDEX actions_pending_idx ON action_queue.actions USING btree (id) WHERE (status = 'pending'::text);
 
-CREATE INDEX actions_quarantined_idx ON public.actions USING btree (run_at, id) WHERE (is_head AND (status = 'pending'::text) AND quarantined);
+CREATE INDEX actions_quarantined_idx ON action_queue.actions USING btree (run_at, id) WHERE (is_head AND (status = 'pending'::text) AND quarantined);
 
-CREATE INDEX actions_running_idx ON public.actions USING btree (id) WHERE (status = 'running'::text);
+CREATE INDEX actions_running_idx ON action_queue.actions USING btree (id) WHERE (status = 'running'::text);
 
-CREATE UNIQUE INDEX action_activity_pkey ON public.action_activity USING btree (bucket_start);
+CREATE UNIQUE INDEX action_activity_pkey ON action_queue.action_activity USING btree (bucket_start);
 
-CREATE UNIQUE INDEX action_activity_rollup_pkey ON public.action_activity_rollup USING btree (id);
+CREATE UNIQUE INDEX action_activity_rollup_pkey ON action_queue.action_activity_rollup USING btree (id);
 
-CREATE UNIQUE INDEX action_attempts_pkey ON public.action_attempts USING btree (action_id, attempt);
+CREATE UNIQUE INDEX action_attempts_pkey ON action_queue.action_attempts USING btree (action_id, attempt);
 
-CREATE UNIQUE INDEX action_bulk_operations_pkey ON public.action_bulk_operations USING btree (id);
+CREATE UNIQUE INDEX action_bulk_operations_pkey ON action_queue.action_bulk_operations USING btree (id);
 
-CREATE UNIQUE INDEX action_group_depth_limits_scope_uq ON public.action_group_depth_limits USING btree (COALESCE(action_type, ''::text));
+CREATE UNIQUE INDEX action_group_depth_limits_scope_uq ON action_queue.action_group_depth_limits USING btree (COALESCE(action_type, ''::text));
 
-CREATE UNIQUE INDEX action_group_heads_pkey ON public.action_group_heads USING btree (lock_id, version);
+CREATE UNIQUE INDEX action_group_heads_pkey ON action_queue.action_group_heads USING btree (lock_id, version);
 
-CREATE UNIQUE INDEX action_group_keys_lock_id_uq ON public.action_group_keys USING btree (lock_id);
+CREATE UNIQUE INDEX action_group_keys_lock_id_uq ON action_queue.action_group_keys USING btree (lock_id);
 
-CREATE UNIQUE INDEX action_group_keys_pkey ON public.action_group_keys USING btree (group_key);
+CREATE UNIQUE INDEX action_group_keys_pkey ON action_queue.action_group_keys USING btree (group_key);
 
-CREATE UNIQUE INDEX action_group_locks_pkey ON public.action_group_locks USING btree (lock_id);
+CREATE UNIQUE INDEX action_group_locks_pkey ON action_queue.action_group_locks USING btree (lock_id);
 
-CREATE UNIQUE INDEX action_group_rate_limits_pkey ON public.action_group_rate_limits USING btree (lock_id);
+CREATE UNIQUE INDEX action_group_rate_limits_pkey ON action_queue.action_group_rate_limits USING btree (lock_id);
 
-CREATE UNIQUE INDEX action_pauses_group_key ON public.action_pauses USING btree (lock_id) WHERE (scope = 'group'::text);
+CREATE UNIQUE INDEX action_pauses_group_key ON action_queue.action_pauses USING btree (lock_id) WHERE (scope = 'group'::text);
 
-CREATE UNIQUE INDEX action_pauses_pkey ON public.action_pauses USING btree (id);
+CREATE UNIQUE INDEX action_pauses_pkey ON action_queue.action_pauses USING btree (id);
 
-CREATE UNIQUE INDEX action_pauses_queue_key ON public.action_pauses USING btree (scope) WHERE (scope = 'queue'::text);
+CREATE UNIQUE INDEX action_pauses_queue_key ON action_queue.action_pauses USING btree (scope) WHERE (scope = 'queue'::text);
 
-CREATE UNIQUE INDEX action_pauses_type_key ON public.action_pauses USING btree (type) WHERE (scope = 'type'::text);
+CREATE UNIQUE INDEX action_pauses_type_key ON action_queue.action_pauses USING btree (type) WHERE (scope = 'type'::text);
 
-CREATE UNIQUE INDEX action_rate_limits_pkey ON public.action_rate_limits USING btree (type);
+CREATE UNIQUE INDEX action_rate_limits_pkey ON action_queue.action_rate_limits USING btree (type);
 
-CREATE UNIQUE INDEX action_schedule_ticks_pkey ON public.action_schedule_ticks USING btree (schedule_name, tick_at);
+CREATE UNIQUE INDEX action_schedule_ticks_pkey ON action_queue.action_schedule_ticks USING btree (schedule_name, tick_at);
 
-CREATE UNIQUE INDEX action_schedules_pkey ON public.action_schedules USING btree (name);
+CREATE UNIQUE INDEX action_schedules_pkey ON action_queue.action_schedules USING btree (name);
 
-CREATE UNIQUE INDEX actions_idempotency_key_uq ON public.actions USING btree (idempotency_key) WHERE (idempotency_key IS NOT NULL);
+CREATE UNIQUE INDEX actions_idempotency_key_uq ON action_queue.actions USING btree (idempotency_key) WHERE (idempotency_key IS NOT NULL);
 
-CREATE UNIQUE INDEX actions_pkey ON public.actions USING btree (id);
+CREATE UNIQUE INDEX actions_pkey ON action_queue.actions USING btree (id);
 
-CREATE UNIQUE INDEX actions_retry_of_uq ON public.actions USING btree (retry_of) WHERE (retry_of IS NOT NULL);
+CREATE UNIQUE INDEX actions_retry_of_uq ON action_queue.actions USING btree (retry_of) WHERE (retry_of IS NOT NULL);
 
-CREATE UNIQUE INDEX instance_losses_pkey ON public.instance_losses USING btree (worker_id);
+CREATE UNIQUE INDEX instance_losses_pkey ON action_queue.instance_losses USING btree (worker_id);
 
 TYPE aq_leased_action AS (id bigint, lock_id bigint, type text, payload jsonb, attempts integer, charged_attempts integer, max_attempts integer, on_failure text, run_at timestamp with time zone, created_at timestamp with time zone, idempotency_key text, quarantined boolean, lease_expires_at timestamp with time zone);
 
-CREATE OR REPLACE FUNCTION public.aq_act_for_worker(p_worker text, p_lease_ms integer, p_types text[], p_caps integer[])
+CREATE OR REPLACE FUNCTION action_queue.aq_act_for_worker(p_worker text, p_lease_ms integer, p_types text[], p_caps integer[])
  RETURNS void
  LANGUAGE plpgsql
- SET search_path TO 'public'
+ SET search_path TO 'action_queue'
 AS $function$
 DECLARE
   v_types text[];
@@ -360,10 +360,10 @@ BEGIN
 END $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.aq_action_attempts_before_insert_cancelled()
+CREATE OR REPLACE FUNCTION action_queue.aq_action_attempts_before_insert_cancelled()
  RETURNS trigger
  LANGUAGE plpgsql
- SET search_path TO 'public'
+ SET search_path TO 'action_queue'
 AS $function$
 BEGIN
   IF EXISTS (SELECT 1 FROM actions AS a WHERE a.id = NEW.action_id AND a.cancel_requested_at IS NOT NULL) THEN
@@ -374,10 +374,10 @@ BEGIN
 END $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.aq_action_group_keys_before_change()
+CREATE OR REPLACE FUNCTION action_queue.aq_action_group_keys_before_change()
  RETURNS trigger
  LANGUAGE plpgsql
- SET search_path TO 'public'
+ SET search_path TO 'action_queue'
 AS $function$
 BEGIN
   IF EXISTS (SELECT 1 FROM actions WHERE lock_id = OLD.lock_id) THEN
@@ -392,10 +392,10 @@ BEGIN
 END $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.aq_action_group_keys_before_truncate()
+CREATE OR REPLACE FUNCTION action_queue.aq_action_group_keys_before_truncate()
  RETURNS trigger
  LANGUAGE plpgsql
- SET search_path TO 'public'
+ SET search_path TO 'action_queue'
 AS $function$
 DECLARE
   v_action actions;
@@ -410,10 +410,10 @@ BEGIN
 END $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.aq_action_groups_instead_of_insert()
+CREATE OR REPLACE FUNCTION action_queue.aq_action_groups_instead_of_insert()
  RETURNS trigger
  LANGUAGE plpgsql
- SET search_path TO 'public'
+ SET search_path TO 'action_queue'
 AS $function$
 BEGIN
   INSERT INTO action_group_locks (lock_id) VALUES (NEW.lock_id);
@@ -422,10 +422,10 @@ BEGIN
 END $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.aq_action_pauses_after_change_wake()
+CREATE OR REPLACE FUNCTION action_queue.aq_action_pauses_after_change_wake()
  RETURNS trigger
  LANGUAGE plpgsql
- SET search_path TO 'public'
+ SET search_path TO 'action_queue'
 AS $function$
 BEGIN
   -- Heads of a resumed group may sit below a connection's claim floor (023):
@@ -436,10 +436,10 @@ BEGIN
 END $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.aq_actions_after_cancel_request()
+CREATE OR REPLACE FUNCTION action_queue.aq_actions_after_cancel_request()
  RETURNS trigger
  LANGUAGE plpgsql
- SET search_path TO 'public'
+ SET search_path TO 'action_queue'
 AS $function$
 BEGIN
   PERFORM pg_notify('actions_cancel', NEW.id::text);
@@ -447,10 +447,10 @@ BEGIN
 END $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.aq_actions_after_insert_depth()
+CREATE OR REPLACE FUNCTION action_queue.aq_actions_after_insert_depth()
  RETURNS trigger
  LANGUAGE plpgsql
- SET search_path TO 'public'
+ SET search_path TO 'action_queue'
 AS $function$
 DECLARE
   v_row record;
@@ -515,10 +515,10 @@ BEGIN
 END $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.aq_actions_after_insert_wake()
+CREATE OR REPLACE FUNCTION action_queue.aq_actions_after_insert_wake()
  RETURNS trigger
  LANGUAGE plpgsql
- SET search_path TO 'public'
+ SET search_path TO 'action_queue'
 AS $function$
 BEGIN
   PERFORM aq_wake_workers();
@@ -526,10 +526,10 @@ BEGIN
 END $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.aq_actions_after_release()
+CREATE OR REPLACE FUNCTION action_queue.aq_actions_after_release()
  RETURNS trigger
  LANGUAGE plpgsql
- SET search_path TO 'public'
+ SET search_path TO 'action_queue'
 AS $function$
 DECLARE
   v_groups bigint[];
@@ -551,10 +551,10 @@ BEGIN
 END $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.aq_actions_after_truncate()
+CREATE OR REPLACE FUNCTION action_queue.aq_actions_after_truncate()
  RETURNS trigger
  LANGUAGE plpgsql
- SET search_path TO 'public'
+ SET search_path TO 'action_queue'
 AS $function$
 BEGIN
   DELETE FROM action_group_heads;
@@ -563,10 +563,10 @@ BEGIN
 END $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.aq_actions_after_update_suspect()
+CREATE OR REPLACE FUNCTION action_queue.aq_actions_after_update_suspect()
  RETURNS trigger
  LANGUAGE plpgsql
- SET search_path TO 'public'
+ SET search_path TO 'action_queue'
 AS $function$
 BEGIN
   PERFORM pg_notify('actions_ready', 'suspect');
@@ -574,10 +574,10 @@ BEGIN
 END $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.aq_actions_after_update_wake()
+CREATE OR REPLACE FUNCTION action_queue.aq_actions_after_update_wake()
  RETURNS trigger
  LANGUAGE plpgsql
- SET search_path TO 'public'
+ SET search_path TO 'action_queue'
 AS $function$
 BEGIN
   PERFORM aq_wake_workers();
@@ -585,10 +585,10 @@ BEGIN
 END $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.aq_actions_before_delete()
+CREATE OR REPLACE FUNCTION action_queue.aq_actions_before_delete()
  RETURNS trigger
  LANGUAGE plpgsql
- SET search_path TO 'public'
+ SET search_path TO 'action_queue'
 AS $function$
 BEGIN
   PERFORM aq_check_running_change(OLD, 'delete');
@@ -596,10 +596,10 @@ BEGIN
 END $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.aq_actions_before_group_key()
+CREATE OR REPLACE FUNCTION action_queue.aq_actions_before_group_key()
  RETURNS trigger
  LANGUAGE plpgsql
- SET search_path TO 'public'
+ SET search_path TO 'action_queue'
 AS $function$
 DECLARE
   v_key_lock_id bigint;
@@ -623,10 +623,10 @@ BEGIN
 END $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.aq_actions_before_insert()
+CREATE OR REPLACE FUNCTION action_queue.aq_actions_before_insert()
  RETURNS trigger
  LANGUAGE plpgsql
- SET search_path TO 'public'
+ SET search_path TO 'action_queue'
 AS $function$
 DECLARE
   v_head     bigint;
@@ -723,10 +723,10 @@ BEGIN
 END $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.aq_actions_before_truncate()
+CREATE OR REPLACE FUNCTION action_queue.aq_actions_before_truncate()
  RETURNS trigger
  LANGUAGE plpgsql
- SET search_path TO 'public'
+ SET search_path TO 'action_queue'
 AS $function$
 DECLARE
   v_running actions;
@@ -741,10 +741,10 @@ BEGIN
 END $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.aq_actions_before_update()
+CREATE OR REPLACE FUNCTION action_queue.aq_actions_before_update()
  RETURNS trigger
  LANGUAGE plpgsql
- SET search_path TO 'public'
+ SET search_path TO 'action_queue'
 AS $function$
 BEGIN
   IF NEW.id <> OLD.id OR NEW.lock_id IS DISTINCT FROM OLD.lock_id THEN
@@ -766,21 +766,21 @@ BEGIN
 END $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.aq_actions_before_update_group_key()
+CREATE OR REPLACE FUNCTION action_queue.aq_actions_before_update_group_key()
  RETURNS trigger
  LANGUAGE plpgsql
- SET search_path TO 'public'
+ SET search_path TO 'action_queue'
 AS $function$
 BEGIN
   RAISE EXCEPTION 'actions: group_key of action % cannot change', OLD.id USING ERRCODE = '23514';
 END $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.aq_check_group_unchanged(p_lock_id bigint, p_version bigint)
+CREATE OR REPLACE FUNCTION action_queue.aq_check_group_unchanged(p_lock_id bigint, p_version bigint)
  RETURNS void
  LANGUAGE plpgsql
  SECURITY DEFINER
- SET search_path TO 'public'
+ SET search_path TO 'action_queue'
 AS $function$
 BEGIN
   BEGIN
@@ -796,10 +796,10 @@ BEGIN
 END $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.aq_check_running_change(p_old actions, p_verb text)
+CREATE OR REPLACE FUNCTION action_queue.aq_check_running_change(p_old actions, p_verb text)
  RETURNS void
  LANGUAGE plpgsql
- SET search_path TO 'public'
+ SET search_path TO 'action_queue'
 AS $function$
 BEGIN
   IF p_old.lease_expires_at >= now() AND p_old.lease_owner IS DISTINCT FROM current_setting('aq.worker', true) THEN
@@ -813,14 +813,14 @@ BEGIN
 END $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.aq_claim_actions(p_worker text, p_types text[], p_caps integer[], p_limit integer, p_lease_ms integer, p_quarantined boolean DEFAULT false)
+CREATE OR REPLACE FUNCTION action_queue.aq_claim_actions(p_worker text, p_types text[], p_caps integer[], p_limit integer, p_lease_ms integer, p_quarantined boolean DEFAULT false)
  RETURNS SETOF aq_leased_action
  LANGUAGE plpgsql
  SET plan_cache_mode TO 'force_generic_plan'
  SET enable_seqscan TO 'off'
  SET enable_bitmapscan TO 'off'
  SET jit TO 'off'
- SET search_path TO 'public'
+ SET search_path TO 'action_queue'
  SET enable_sort TO 'off'
 AS $function$
 DECLARE
@@ -1027,10 +1027,10 @@ BEGIN
 END $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.aq_claim_chunks(p_worker text, p_types text[], p_caps integer[], p_limit integer, p_lease_ms integer, p_quarantined boolean, p_chunk_types text[], p_chunk_max integer[])
+CREATE OR REPLACE FUNCTION action_queue.aq_claim_chunks(p_worker text, p_types text[], p_caps integer[], p_limit integer, p_lease_ms integer, p_quarantined boolean, p_chunk_types text[], p_chunk_max integer[])
  RETURNS SETOF aq_leased_action
  LANGUAGE plpgsql
- SET search_path TO 'public'
+ SET search_path TO 'action_queue'
 AS $function$
 DECLARE
   v_heads aq_leased_action[];
@@ -1050,10 +1050,10 @@ BEGIN
 END $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.aq_end_lost_attempts(p_ids bigint[], p_culprit bigint, p_outcome text, p_reason text, p_delay_ms integer, p_only_expired boolean)
+CREATE OR REPLACE FUNCTION action_queue.aq_end_lost_attempts(p_ids bigint[], p_culprit bigint, p_outcome text, p_reason text, p_delay_ms integer, p_only_expired boolean)
  RETURNS TABLE(action_id bigint, attempt integer, worker_id text, status text, charged integer)
  LANGUAGE plpgsql
- SET search_path TO 'public'
+ SET search_path TO 'action_queue'
 AS $function$
 #variable_conflict use_column
 BEGIN
@@ -1175,11 +1175,11 @@ BEGIN
 END $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.aq_finish_attempts(p_worker text, p_ids bigint[], p_attempts integer[], p_next_status text[], p_results jsonb[], p_errors text[], p_stacks text[], p_delays_ms integer[], p_outcomes text[], p_charges integer[], p_types text[], p_caps integer[], p_lease_ms integer, p_claim_limit integer, p_chunk_of bigint[] DEFAULT '{}'::bigint[], p_chunk_types text[] DEFAULT '{}'::text[], p_chunk_max integer[] DEFAULT '{}'::integer[])
+CREATE OR REPLACE FUNCTION action_queue.aq_finish_attempts(p_worker text, p_ids bigint[], p_attempts integer[], p_next_status text[], p_results jsonb[], p_errors text[], p_stacks text[], p_delays_ms integer[], p_outcomes text[], p_charges integer[], p_types text[], p_caps integer[], p_lease_ms integer, p_claim_limit integer, p_chunk_of bigint[] DEFAULT '{}'::bigint[], p_chunk_types text[] DEFAULT '{}'::text[], p_chunk_max integer[] DEFAULT '{}'::integer[])
  RETURNS TABLE(kind text, leased aq_leased_action)
  LANGUAGE plpgsql
  SET plan_cache_mode TO 'force_generic_plan'
- SET search_path TO 'public'
+ SET search_path TO 'action_queue'
  SET enable_seqscan TO 'off'
  SET jit TO 'off'
 AS $function$
@@ -1338,11 +1338,11 @@ BEGIN
 END $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.aq_flow_claimable_types(p_types text[])
+CREATE OR REPLACE FUNCTION action_queue.aq_flow_claimable_types(p_types text[])
  RETURNS text[]
  LANGUAGE plpgsql
  STABLE
- SET search_path TO 'public'
+ SET search_path TO 'action_queue'
 AS $function$
 BEGIN
   -- Each probe reads one of the partial unique indexes below: the claim runs
@@ -1362,10 +1362,10 @@ BEGIN
 END $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.aq_flow_take_tokens(p_types text[], p_want integer)
+CREATE OR REPLACE FUNCTION action_queue.aq_flow_take_tokens(p_types text[], p_want integer)
  RETURNS TABLE(type text, allowance integer)
  LANGUAGE plpgsql
- SET search_path TO 'public'
+ SET search_path TO 'action_queue'
 AS $function$
 BEGIN
   RETURN QUERY
@@ -1377,11 +1377,11 @@ BEGIN
 END $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.aq_flow_unlimited_types(p_types text[], p_caps integer[])
+CREATE OR REPLACE FUNCTION action_queue.aq_flow_unlimited_types(p_types text[], p_caps integer[])
  RETURNS TABLE(types text[], caps integer[])
  LANGUAGE plpgsql
  STABLE
- SET search_path TO 'public'
+ SET search_path TO 'action_queue'
 AS $function$
 BEGIN
   IF NOT EXISTS (SELECT 1 FROM action_rate_limits AS b WHERE b.per_second IS NOT NULL) THEN
@@ -1395,18 +1395,18 @@ BEGIN
 END $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.aq_holds_group(status text, on_failure text)
+CREATE OR REPLACE FUNCTION action_queue.aq_holds_group(status text, on_failure text)
  RETURNS boolean
  LANGUAGE sql
  IMMUTABLE PARALLEL SAFE
- SET search_path TO 'public'
+ SET search_path TO 'action_queue'
 AS $function$ SELECT status IN ('pending', 'running') OR (status = 'failed' AND on_failure = 'block') $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.aq_intern_group_key(p_key text)
+CREATE OR REPLACE FUNCTION action_queue.aq_intern_group_key(p_key text)
  RETURNS bigint
  LANGUAGE plpgsql
- SET search_path TO 'public'
+ SET search_path TO 'action_queue'
 AS $function$
 DECLARE
   v_lock_id bigint;
@@ -1426,10 +1426,10 @@ BEGIN
 END $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.aq_lease_actions(p_ids bigint[], p_worker text, p_lease_ms integer, p_types text[], p_caps integer[])
+CREATE OR REPLACE FUNCTION action_queue.aq_lease_actions(p_ids bigint[], p_worker text, p_lease_ms integer, p_types text[], p_caps integer[])
  RETURNS SETOF aq_leased_action
  LANGUAGE plpgsql
- SET search_path TO 'public'
+ SET search_path TO 'action_queue'
 AS $function$
 DECLARE
   v_types    text[];
@@ -1469,10 +1469,10 @@ BEGIN
 END $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.aq_lease_chunk_members(p_heads bigint[], p_worker text, p_types text[], p_caps integer[], p_chunk_types text[], p_chunk_max integer[])
+CREATE OR REPLACE FUNCTION action_queue.aq_lease_chunk_members(p_heads bigint[], p_worker text, p_types text[], p_caps integer[], p_chunk_types text[], p_chunk_max integer[])
  RETURNS SETOF aq_leased_action
  LANGUAGE plpgsql
- SET search_path TO 'public'
+ SET search_path TO 'action_queue'
  SET plan_cache_mode TO 'force_generic_plan'
  SET enable_seqscan TO 'off'
  SET jit TO 'off'
@@ -1569,10 +1569,10 @@ BEGIN
 END $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.aq_lease_selected(p_ids bigint[], p_worker text, p_lease_ms integer, p_types text[], p_caps integer[])
+CREATE OR REPLACE FUNCTION action_queue.aq_lease_selected(p_ids bigint[], p_worker text, p_lease_ms integer, p_types text[], p_caps integer[])
  RETURNS SETOF aq_leased_action
  LANGUAGE plpgsql
- SET search_path TO 'public'
+ SET search_path TO 'action_queue'
 AS $function$
 BEGIN
   RETURN QUERY
@@ -1596,18 +1596,18 @@ BEGIN
 END $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.aq_loss_charge(p_quarantined boolean, p_uncharged_losses integer)
+CREATE OR REPLACE FUNCTION action_queue.aq_loss_charge(p_quarantined boolean, p_uncharged_losses integer)
  RETURNS integer
  LANGUAGE sql
  IMMUTABLE PARALLEL SAFE
- SET search_path TO 'public'
+ SET search_path TO 'action_queue'
 AS $function$ SELECT CASE WHEN p_quarantined THEN 1 + p_uncharged_losses ELSE 0 END $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.aq_losses_in_chunk_order(p_ids bigint[])
+CREATE OR REPLACE FUNCTION action_queue.aq_losses_in_chunk_order(p_ids bigint[])
  RETURNS bigint[]
  LANGUAGE plpgsql
- SET search_path TO 'public'
+ SET search_path TO 'action_queue'
 AS $function$
 DECLARE
   v_chunks bigint[];
@@ -1633,7 +1633,7 @@ BEGIN
 END $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.aq_next_due(p_types text[])
+CREATE OR REPLACE FUNCTION action_queue.aq_next_due(p_types text[])
  RETURNS TABLE(wait_ms double precision, suspect_wait_ms double precision)
  LANGUAGE plpgsql
  STABLE
@@ -1641,7 +1641,7 @@ CREATE OR REPLACE FUNCTION public.aq_next_due(p_types text[])
  SET enable_seqscan TO 'off'
  SET enable_bitmapscan TO 'off'
  SET jit TO 'off'
- SET search_path TO 'public'
+ SET search_path TO 'action_queue'
 AS $function$
 DECLARE
   v_due     timestamptz;
@@ -1675,10 +1675,10 @@ BEGIN
 END $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.aq_note_late_head()
+CREATE OR REPLACE FUNCTION action_queue.aq_note_late_head()
  RETURNS trigger
  LANGUAGE plpgsql
- SET search_path TO 'public'
+ SET search_path TO 'action_queue'
 AS $function$
 BEGIN
   PERFORM nextval('actions_late_heads_seq');
@@ -1686,10 +1686,10 @@ BEGIN
 END $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.aq_pause(p_scope text, p_type text, p_lock_id bigint, p_reason text DEFAULT NULL::text, p_for_ms bigint DEFAULT NULL::bigint)
+CREATE OR REPLACE FUNCTION action_queue.aq_pause(p_scope text, p_type text, p_lock_id bigint, p_reason text DEFAULT NULL::text, p_for_ms bigint DEFAULT NULL::bigint)
  RETURNS action_pauses
  LANGUAGE plpgsql
- SET search_path TO 'public'
+ SET search_path TO 'action_queue'
 AS $function$
 DECLARE
   v_until timestamptz := CASE WHEN p_for_ms IS NULL THEN NULL ELSE now() + p_for_ms * interval '1 millisecond' END;
@@ -1728,38 +1728,38 @@ EXCEPTION WHEN check_violation THEN
 END $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.aq_pause_group(p_lock_id bigint, p_reason text DEFAULT NULL::text)
+CREATE OR REPLACE FUNCTION action_queue.aq_pause_group(p_lock_id bigint, p_reason text DEFAULT NULL::text)
  RETURNS action_pauses
  LANGUAGE sql
- SET search_path TO 'public'
+ SET search_path TO 'action_queue'
 AS $function$ SELECT aq_pause('group', NULL, p_lock_id, p_reason) $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.aq_pause_group_key(p_key text, p_reason text DEFAULT NULL::text)
+CREATE OR REPLACE FUNCTION action_queue.aq_pause_group_key(p_key text, p_reason text DEFAULT NULL::text)
  RETURNS action_pauses
  LANGUAGE sql
- SET search_path TO 'public'
+ SET search_path TO 'action_queue'
 AS $function$ SELECT aq_pause('group', NULL, aq_intern_group_key(p_key), p_reason) $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.aq_pause_queue(p_reason text DEFAULT NULL::text)
+CREATE OR REPLACE FUNCTION action_queue.aq_pause_queue(p_reason text DEFAULT NULL::text)
  RETURNS action_pauses
  LANGUAGE sql
- SET search_path TO 'public'
+ SET search_path TO 'action_queue'
 AS $function$ SELECT aq_pause('queue', NULL, NULL, p_reason) $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.aq_pause_type(p_type text, p_reason text DEFAULT NULL::text, p_for_ms bigint DEFAULT NULL::bigint)
+CREATE OR REPLACE FUNCTION action_queue.aq_pause_type(p_type text, p_reason text DEFAULT NULL::text, p_for_ms bigint DEFAULT NULL::bigint)
  RETURNS action_pauses
  LANGUAGE sql
- SET search_path TO 'public'
+ SET search_path TO 'action_queue'
 AS $function$ SELECT aq_pause('type', p_type, NULL, p_reason, p_for_ms) $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.aq_promote_groups(p_groups bigint[], p_after bigint[])
+CREATE OR REPLACE FUNCTION action_queue.aq_promote_groups(p_groups bigint[], p_after bigint[])
  RETURNS void
  LANGUAGE plpgsql
- SET search_path TO 'public'
+ SET search_path TO 'action_queue'
 AS $function$
 DECLARE
   v_worker text := coalesce(current_setting('aq.worker', true), '');
@@ -1842,10 +1842,10 @@ BEGIN
 END $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.aq_reap_expired_leases(p_limit integer)
+CREATE OR REPLACE FUNCTION action_queue.aq_reap_expired_leases(p_limit integer)
  RETURNS TABLE(action_id bigint, attempt integer, worker_id text, status text, charged integer)
  LANGUAGE sql
- SET search_path TO 'public'
+ SET search_path TO 'action_queue'
 AS $function$
   SELECT r.* FROM aq_end_lost_attempts(aq_losses_in_chunk_order(ARRAY(
     SELECT a.id FROM actions AS a
@@ -1857,10 +1857,10 @@ AS $function$
 $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.aq_refuse_oversize_payload()
+CREATE OR REPLACE FUNCTION action_queue.aq_refuse_oversize_payload()
  RETURNS trigger
  LANGUAGE plpgsql
- SET search_path TO 'public'
+ SET search_path TO 'action_queue'
 AS $function$
 DECLARE
   v_limit text := coalesce(nullif(current_setting('aq.max_payload_bytes', true), ''), '131072');
@@ -1871,10 +1871,10 @@ BEGIN
 END $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.aq_release_group_hold(p_lock_id bigint)
+CREATE OR REPLACE FUNCTION action_queue.aq_release_group_hold(p_lock_id bigint)
  RETURNS void
  LANGUAGE sql
- SET search_path TO 'public'
+ SET search_path TO 'action_queue'
 AS $function$
   UPDATE actions AS a SET run_at = now()
   FROM action_group_rate_limits AS g
@@ -1883,10 +1883,10 @@ AS $function$
 $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.aq_release_unknown_leases(p_worker text, p_held bigint[], p_granted_before timestamp with time zone)
+CREATE OR REPLACE FUNCTION action_queue.aq_release_unknown_leases(p_worker text, p_held bigint[], p_granted_before timestamp with time zone)
  RETURNS TABLE(action_id bigint, attempt integer, worker_id text, status text, charged integer)
  LANGUAGE plpgsql
- SET search_path TO 'public'
+ SET search_path TO 'action_queue'
 AS $function$
 BEGIN
   PERFORM aq_act_for_worker(p_worker, 0, '{}', '{}');
@@ -1899,10 +1899,10 @@ BEGIN
 END $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.aq_release_worker(p_worker text, p_culprit bigint, p_reason text, p_delay_ms integer)
+CREATE OR REPLACE FUNCTION action_queue.aq_release_worker(p_worker text, p_culprit bigint, p_reason text, p_delay_ms integer)
  RETURNS TABLE(action_id bigint, attempt integer, worker_id text, status text, charged integer)
  LANGUAGE plpgsql
- SET search_path TO 'public'
+ SET search_path TO 'action_queue'
 AS $function$
 BEGIN
   PERFORM aq_act_for_worker(p_worker, 0, '{}', '{}');
@@ -1912,10 +1912,10 @@ BEGIN
 END $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.aq_resume(p_scope text, p_type text, p_lock_id bigint)
+CREATE OR REPLACE FUNCTION action_queue.aq_resume(p_scope text, p_type text, p_lock_id bigint)
  RETURNS boolean
  LANGUAGE sql
- SET search_path TO 'public'
+ SET search_path TO 'action_queue'
 AS $function$
   WITH gone AS (
     DELETE FROM action_pauses
@@ -1926,40 +1926,40 @@ AS $function$
 $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.aq_resume_group(p_lock_id bigint)
+CREATE OR REPLACE FUNCTION action_queue.aq_resume_group(p_lock_id bigint)
  RETURNS boolean
  LANGUAGE sql
- SET search_path TO 'public'
+ SET search_path TO 'action_queue'
 AS $function$ SELECT aq_resume('group', NULL, p_lock_id) $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.aq_resume_group_key(p_key text)
+CREATE OR REPLACE FUNCTION action_queue.aq_resume_group_key(p_key text)
  RETURNS boolean
  LANGUAGE sql
- SET search_path TO 'public'
+ SET search_path TO 'action_queue'
 AS $function$
   SELECT coalesce((SELECT aq_resume('group', NULL, k.lock_id) FROM action_group_keys AS k WHERE k.group_key = p_key), false)
 $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.aq_resume_queue()
+CREATE OR REPLACE FUNCTION action_queue.aq_resume_queue()
  RETURNS boolean
  LANGUAGE sql
- SET search_path TO 'public'
+ SET search_path TO 'action_queue'
 AS $function$ SELECT aq_resume('queue', NULL, NULL) $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.aq_resume_type(p_type text)
+CREATE OR REPLACE FUNCTION action_queue.aq_resume_type(p_type text)
  RETURNS boolean
  LANGUAGE sql
- SET search_path TO 'public'
+ SET search_path TO 'action_queue'
 AS $function$ SELECT aq_resume('type', p_type, NULL) $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.aq_roll_up_activity(p_lag interval, p_keep interval, p_max_rows integer)
+CREATE OR REPLACE FUNCTION action_queue.aq_roll_up_activity(p_lag interval, p_keep interval, p_max_rows integer)
  RETURNS timestamp with time zone
  LANGUAGE plpgsql
- SET search_path TO 'public'
+ SET search_path TO 'action_queue'
 AS $function$
 DECLARE
   v_from timestamptz;
@@ -2015,10 +2015,10 @@ BEGIN
 END $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.aq_set_group_head(p_lock_id bigint, p_head bigint)
+CREATE OR REPLACE FUNCTION action_queue.aq_set_group_head(p_lock_id bigint, p_head bigint)
  RETURNS void
  LANGUAGE plpgsql
- SET search_path TO 'public'
+ SET search_path TO 'action_queue'
 AS $function$
 DECLARE
   v_version bigint;
@@ -2039,14 +2039,14 @@ BEGIN
 END $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.aq_set_group_heads(p_locks bigint[], p_heads bigint[])
+CREATE OR REPLACE FUNCTION action_queue.aq_set_group_heads(p_locks bigint[], p_heads bigint[])
  RETURNS void
  LANGUAGE plpgsql
  SET plan_cache_mode TO 'force_generic_plan'
  SET enable_seqscan TO 'off'
  SET enable_bitmapscan TO 'off'
  SET jit TO 'off'
- SET search_path TO 'public'
+ SET search_path TO 'action_queue'
 AS $function$
 DECLARE
   v_written int;
@@ -2077,10 +2077,10 @@ BEGIN
 END $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.aq_set_group_key_rate_limit(p_key text, p_per_second double precision, p_burst integer DEFAULT 1)
+CREATE OR REPLACE FUNCTION action_queue.aq_set_group_key_rate_limit(p_key text, p_per_second double precision, p_burst integer DEFAULT 1)
  RETURNS action_group_rate_limits
  LANGUAGE sql
- SET search_path TO 'public'
+ SET search_path TO 'action_queue'
 AS $function$
   SELECT aq_set_group_rate_limit(
     CASE WHEN p_per_second IS NULL THEN (SELECT k.lock_id FROM action_group_keys AS k WHERE k.group_key = p_key)
@@ -2090,10 +2090,10 @@ AS $function$
 $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.aq_set_group_rate_limit(p_lock_id bigint, p_per_second double precision, p_burst integer DEFAULT 1)
+CREATE OR REPLACE FUNCTION action_queue.aq_set_group_rate_limit(p_lock_id bigint, p_per_second double precision, p_burst integer DEFAULT 1)
  RETURNS action_group_rate_limits
  LANGUAGE plpgsql
- SET search_path TO 'public'
+ SET search_path TO 'action_queue'
 AS $function$
 DECLARE
   v_row action_group_rate_limits;
@@ -2138,10 +2138,10 @@ EXCEPTION WHEN check_violation THEN
 END $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.aq_set_rate_limit(p_type text, p_per_second double precision, p_burst integer DEFAULT 1)
+CREATE OR REPLACE FUNCTION action_queue.aq_set_rate_limit(p_type text, p_per_second double precision, p_burst integer DEFAULT 1)
  RETURNS action_rate_limits
  LANGUAGE plpgsql
- SET search_path TO 'public'
+ SET search_path TO 'action_queue'
 AS $function$
 DECLARE
   v_row action_rate_limits;
@@ -2164,10 +2164,10 @@ EXCEPTION WHEN check_violation THEN
 END $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.aq_set_rate_limit_defaults(p_types text[], p_per_second double precision[], p_burst integer[])
+CREATE OR REPLACE FUNCTION action_queue.aq_set_rate_limit_defaults(p_types text[], p_per_second double precision[], p_burst integer[])
  RETURNS void
  LANGUAGE sql
- SET search_path TO 'public'
+ SET search_path TO 'action_queue'
 AS $function$
   INSERT INTO action_rate_limits AS b (type, default_per_second, default_burst, tokens)
   SELECT t.type, t.per_second, t.burst, coalesce(t.burst, 1)
@@ -2183,14 +2183,14 @@ AS $function$
 $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.aq_wake_probe(p_types text[], p_leads boolean, p_key1 integer, p_key2 integer, p_grace_ms integer)
+CREATE OR REPLACE FUNCTION action_queue.aq_wake_probe(p_types text[], p_leads boolean, p_key1 integer, p_key2 integer, p_grace_ms integer)
  RETURNS TABLE(leads boolean, ready boolean, suspect_ready boolean)
  LANGUAGE plpgsql
  SET plan_cache_mode TO 'force_generic_plan'
  SET enable_seqscan TO 'off'
  SET enable_bitmapscan TO 'off'
  SET jit TO 'off'
- SET search_path TO 'public'
+ SET search_path TO 'action_queue'
 AS $function$
 DECLARE
   c_floor_slack       CONSTANT interval := interval '1 second';
@@ -2246,57 +2246,57 @@ BEGIN
 END $function$
 ;
 
-CREATE OR REPLACE FUNCTION public.aq_wake_workers()
+CREATE OR REPLACE FUNCTION action_queue.aq_wake_workers()
  RETURNS void
  LANGUAGE sql
- SET search_path TO 'public'
+ SET search_path TO 'action_queue'
 AS $function$ SELECT pg_notify('actions_ready', '') $function$
 ;
 
-CREATE TRIGGER action_attempts_before_insert_cancelled BEFORE INSERT ON public.action_attempts FOR EACH ROW WHEN ((new.outcome = 'lease_expired'::text)) EXECUTE FUNCTION aq_action_attempts_before_insert_cancelled();
+CREATE TRIGGER action_attempts_before_insert_cancelled BEFORE INSERT ON action_queue.action_attempts FOR EACH ROW WHEN ((new.outcome = 'lease_expired'::text)) EXECUTE FUNCTION aq_action_attempts_before_insert_cancelled();
 
-CREATE TRIGGER action_group_keys_before_delete BEFORE DELETE ON public.action_group_keys FOR EACH ROW EXECUTE FUNCTION aq_action_group_keys_before_change();
+CREATE TRIGGER action_group_keys_before_delete BEFORE DELETE ON action_queue.action_group_keys FOR EACH ROW EXECUTE FUNCTION aq_action_group_keys_before_change();
 
-CREATE TRIGGER action_group_keys_before_truncate BEFORE TRUNCATE ON public.action_group_keys FOR EACH STATEMENT EXECUTE FUNCTION aq_action_group_keys_before_truncate();
+CREATE TRIGGER action_group_keys_before_truncate BEFORE TRUNCATE ON action_queue.action_group_keys FOR EACH STATEMENT EXECUTE FUNCTION aq_action_group_keys_before_truncate();
 
-CREATE TRIGGER action_group_keys_before_update BEFORE UPDATE ON public.action_group_keys FOR EACH ROW WHEN (((old.group_key IS DISTINCT FROM new.group_key) OR (old.lock_id IS DISTINCT FROM new.lock_id))) EXECUTE FUNCTION aq_action_group_keys_before_change();
+CREATE TRIGGER action_group_keys_before_update BEFORE UPDATE ON action_queue.action_group_keys FOR EACH ROW WHEN (((old.group_key IS DISTINCT FROM new.group_key) OR (old.lock_id IS DISTINCT FROM new.lock_id))) EXECUTE FUNCTION aq_action_group_keys_before_change();
 
-CREATE TRIGGER action_groups_instead_of_insert INSTEAD OF INSERT ON public.action_groups FOR EACH ROW EXECUTE FUNCTION aq_action_groups_instead_of_insert();
+CREATE TRIGGER action_groups_instead_of_insert INSTEAD OF INSERT ON action_queue.action_groups FOR EACH ROW EXECUTE FUNCTION aq_action_groups_instead_of_insert();
 
-CREATE TRIGGER action_pauses_after_change_wake AFTER DELETE OR UPDATE OR TRUNCATE ON public.action_pauses FOR EACH STATEMENT EXECUTE FUNCTION aq_action_pauses_after_change_wake();
+CREATE TRIGGER action_pauses_after_change_wake AFTER DELETE OR UPDATE OR TRUNCATE ON action_queue.action_pauses FOR EACH STATEMENT EXECUTE FUNCTION aq_action_pauses_after_change_wake();
 
-CREATE TRIGGER actions_after_cancel_request AFTER UPDATE OF cancel_requested_at ON public.actions FOR EACH ROW WHEN (((new.status = 'running'::text) AND (new.cancel_requested_at IS NOT NULL) AND (old.cancel_requested_at IS NULL))) EXECUTE FUNCTION aq_actions_after_cancel_request();
+CREATE TRIGGER actions_after_cancel_request AFTER UPDATE OF cancel_requested_at ON action_queue.actions FOR EACH ROW WHEN (((new.status = 'running'::text) AND (new.cancel_requested_at IS NOT NULL) AND (old.cancel_requested_at IS NULL))) EXECUTE FUNCTION aq_actions_after_cancel_request();
 
-CREATE TRIGGER actions_after_delete_release AFTER DELETE ON public.actions REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION aq_actions_after_release();
+CREATE TRIGGER actions_after_delete_release AFTER DELETE ON action_queue.actions REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION aq_actions_after_release();
 
-CREATE TRIGGER actions_after_insert_depth AFTER INSERT ON public.actions REFERENCING NEW TABLE AS added_rows FOR EACH STATEMENT EXECUTE FUNCTION aq_actions_after_insert_depth();
+CREATE TRIGGER actions_after_insert_depth AFTER INSERT ON action_queue.actions REFERENCING NEW TABLE AS added_rows FOR EACH STATEMENT EXECUTE FUNCTION aq_actions_after_insert_depth();
 
-CREATE TRIGGER actions_after_insert_late_head AFTER INSERT ON public.actions FOR EACH ROW WHEN ((new.is_head AND (new.run_at < now()))) EXECUTE FUNCTION aq_note_late_head();
+CREATE TRIGGER actions_after_insert_late_head AFTER INSERT ON action_queue.actions FOR EACH ROW WHEN ((new.is_head AND (new.run_at < now()))) EXECUTE FUNCTION aq_note_late_head();
 
-CREATE TRIGGER actions_after_insert_wake AFTER INSERT ON public.actions FOR EACH STATEMENT EXECUTE FUNCTION aq_actions_after_insert_wake();
+CREATE TRIGGER actions_after_insert_wake AFTER INSERT ON action_queue.actions FOR EACH STATEMENT EXECUTE FUNCTION aq_actions_after_insert_wake();
 
-CREATE TRIGGER actions_after_truncate AFTER TRUNCATE ON public.actions FOR EACH STATEMENT EXECUTE FUNCTION aq_actions_after_truncate();
+CREATE TRIGGER actions_after_truncate AFTER TRUNCATE ON action_queue.actions FOR EACH STATEMENT EXECUTE FUNCTION aq_actions_after_truncate();
 
-CREATE TRIGGER actions_after_update_late_head AFTER UPDATE OF status, run_at, is_head, quarantined ON public.actions FOR EACH ROW WHEN (((new.status = 'pending'::text) AND new.is_head AND (NOT new.quarantined) AND (new.run_at < now()) AND ((old.status <> 'pending'::text) OR (NOT old.is_head) OR (old.run_at IS DISTINCT FROM new.run_at) OR (old.quarantined IS DISTINCT FROM new.quarantined)))) EXECUTE FUNCTION aq_note_late_head();
+CREATE TRIGGER actions_after_update_late_head AFTER UPDATE OF status, run_at, is_head, quarantined ON action_queue.actions FOR EACH ROW WHEN (((new.status = 'pending'::text) AND new.is_head AND (NOT new.quarantined) AND (new.run_at < now()) AND ((old.status <> 'pending'::text) OR (NOT old.is_head) OR (old.run_at IS DISTINCT FROM new.run_at) OR (old.quarantined IS DISTINCT FROM new.quarantined)))) EXECUTE FUNCTION aq_note_late_head();
 
-CREATE TRIGGER actions_after_update_release AFTER UPDATE ON public.actions REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION aq_actions_after_release();
+CREATE TRIGGER actions_after_update_release AFTER UPDATE ON action_queue.actions REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION aq_actions_after_release();
 
-CREATE TRIGGER actions_after_update_suspect AFTER UPDATE OF status, is_head, quarantined ON public.actions FOR EACH ROW WHEN (((new.status = 'pending'::text) AND new.is_head AND new.quarantined AND ((old.status <> 'pending'::text) OR (NOT old.is_head) OR (NOT old.quarantined)))) EXECUTE FUNCTION aq_actions_after_update_suspect();
+CREATE TRIGGER actions_after_update_suspect AFTER UPDATE OF status, is_head, quarantined ON action_queue.actions FOR EACH ROW WHEN (((new.status = 'pending'::text) AND new.is_head AND new.quarantined AND ((old.status <> 'pending'::text) OR (NOT old.is_head) OR (NOT old.quarantined)))) EXECUTE FUNCTION aq_actions_after_update_suspect();
 
-CREATE TRIGGER actions_after_update_wake AFTER UPDATE OF status, run_at, is_head, quarantined ON public.actions FOR EACH ROW WHEN (((new.status = 'pending'::text) AND new.is_head AND ((old.status <> 'pending'::text) OR (NOT old.is_head) OR (old.run_at IS DISTINCT FROM new.run_at) OR (old.quarantined IS DISTINCT FROM new.quarantined)))) EXECUTE FUNCTION aq_actions_after_update_wake();
+CREATE TRIGGER actions_after_update_wake AFTER UPDATE OF status, run_at, is_head, quarantined ON action_queue.actions FOR EACH ROW WHEN (((new.status = 'pending'::text) AND new.is_head AND ((old.status <> 'pending'::text) OR (NOT old.is_head) OR (old.run_at IS DISTINCT FROM new.run_at) OR (old.quarantined IS DISTINCT FROM new.quarantined)))) EXECUTE FUNCTION aq_actions_after_update_wake();
 
-CREATE TRIGGER actions_before_delete BEFORE DELETE ON public.actions FOR EACH ROW WHEN ((old.status = 'running'::text)) EXECUTE FUNCTION aq_actions_before_delete();
+CREATE TRIGGER actions_before_delete BEFORE DELETE ON action_queue.actions FOR EACH ROW WHEN ((old.status = 'running'::text)) EXECUTE FUNCTION aq_actions_before_delete();
 
-CREATE TRIGGER actions_before_group_key BEFORE INSERT ON public.actions FOR EACH ROW WHEN (((new.group_key IS NOT NULL) OR (new.lock_id <= '-9223090561878065153'::bigint))) EXECUTE FUNCTION aq_actions_before_group_key();
+CREATE TRIGGER actions_before_group_key BEFORE INSERT ON action_queue.actions FOR EACH ROW WHEN (((new.group_key IS NOT NULL) OR (new.lock_id <= '-9223090561878065153'::bigint))) EXECUTE FUNCTION aq_actions_before_group_key();
 
-CREATE TRIGGER actions_before_insert BEFORE INSERT ON public.actions FOR EACH ROW EXECUTE FUNCTION aq_actions_before_insert();
+CREATE TRIGGER actions_before_insert BEFORE INSERT ON action_queue.actions FOR EACH ROW EXECUTE FUNCTION aq_actions_before_insert();
 
-CREATE TRIGGER actions_before_truncate BEFORE TRUNCATE ON public.actions FOR EACH STATEMENT EXECUTE FUNCTION aq_actions_before_truncate();
+CREATE TRIGGER actions_before_truncate BEFORE TRUNCATE ON action_queue.actions FOR EACH STATEMENT EXECUTE FUNCTION aq_actions_before_truncate();
 
-CREATE TRIGGER actions_before_update BEFORE UPDATE ON public.actions FOR EACH ROW WHEN ((((old.id <> new.id) OR (old.lock_id IS DISTINCT FROM new.lock_id) OR (old.holds_group IS DISTINCT FROM new.holds_group) OR (old.holds_group IS DISTINCT FROM ((new.status = ANY (ARRAY['pending'::text, 'running'::text])) OR ((new.status = 'failed'::text) AND (new.on_failure = 'block'::text)))) OR ((old.status = 'running'::text) AND ((new.status <> 'running'::text) OR (new.lease_owner IS DISTINCT FROM old.lease_owner) OR (new.lease_expires_at < old.lease_expires_at)))) AND (NOT COALESCE(((old.lease_owner = current_setting('aq.worker'::text, true)) AND (old.id = new.id) AND (NOT (old.lock_id IS DISTINCT FROM new.lock_id)) AND (new.holds_group = ((new.status = ANY (ARRAY['pending'::text, 'running'::text])) OR ((new.status = 'failed'::text) AND (new.on_failure = 'block'::text)))) AND (new.holds_group OR (NOT new.is_head)) AND (old.holds_group OR (NOT new.holds_group))), false)))) EXECUTE FUNCTION aq_actions_before_update();
+CREATE TRIGGER actions_before_update BEFORE UPDATE ON action_queue.actions FOR EACH ROW WHEN ((((old.id <> new.id) OR (old.lock_id IS DISTINCT FROM new.lock_id) OR (old.holds_group IS DISTINCT FROM new.holds_group) OR (old.holds_group IS DISTINCT FROM ((new.status = ANY (ARRAY['pending'::text, 'running'::text])) OR ((new.status = 'failed'::text) AND (new.on_failure = 'block'::text)))) OR ((old.status = 'running'::text) AND ((new.status <> 'running'::text) OR (new.lease_owner IS DISTINCT FROM old.lease_owner) OR (new.lease_expires_at < old.lease_expires_at)))) AND (NOT COALESCE(((old.lease_owner = current_setting('aq.worker'::text, true)) AND (old.id = new.id) AND (NOT (old.lock_id IS DISTINCT FROM new.lock_id)) AND (new.holds_group = ((new.status = ANY (ARRAY['pending'::text, 'running'::text])) OR ((new.status = 'failed'::text) AND (new.on_failure = 'block'::text)))) AND (new.holds_group OR (NOT new.is_head)) AND (old.holds_group OR (NOT new.holds_group))), false)))) EXECUTE FUNCTION aq_actions_before_update();
 
-CREATE TRIGGER actions_before_update_group_key BEFORE UPDATE OF group_key ON public.actions FOR EACH ROW WHEN ((old.group_key IS DISTINCT FROM new.group_key)) EXECUTE FUNCTION aq_actions_before_update_group_key();
+CREATE TRIGGER actions_before_update_group_key BEFORE UPDATE OF group_key ON action_queue.actions FOR EACH ROW WHEN ((old.group_key IS DISTINCT FROM new.group_key)) EXECUTE FUNCTION aq_actions_before_update_group_key();
 
-CREATE TRIGGER actions_payload_limit_insert BEFORE INSERT ON public.actions FOR EACH ROW WHEN (((COALESCE(NULLIF(current_setting('aq.max_payload_bytes'::text, true), ''::text), '131072'::text) <> '0'::text) AND (octet_length((new.payload)::text) > (COALESCE(NULLIF(current_setting('aq.max_payload_bytes'::text, true), ''::text), '131072'::text))::bigint))) EXECUTE FUNCTION aq_refuse_oversize_payload();
+CREATE TRIGGER actions_payload_limit_insert BEFORE INSERT ON action_queue.actions FOR EACH ROW WHEN (((COALESCE(NULLIF(current_setting('aq.max_payload_bytes'::text, true), ''::text), '131072'::text) <> '0'::text) AND (octet_length((new.payload)::text) > (COALESCE(NULLIF(current_setting('aq.max_payload_bytes'::text, true), ''::text), '131072'::text))::bigint))) EXECUTE FUNCTION aq_refuse_oversize_payload();
 
-CREATE TRIGGER actions_payload_limit_update BEFORE UPDATE OF payload ON public.actions FOR EACH ROW WHEN (((new.payload IS DISTINCT FROM old.payload) AND (COALESCE(NULLIF(current_setting('aq.max_payload_bytes'::text, true), ''::text), '131072'::text) <> '0'::text) AND (octet_length((new.payload)::text) > (COALESCE(NULLIF(current_setting('aq.max_payload_bytes'::text, true), ''::text), '131072'::text))::bigint))) EXECUTE FUNCTION aq_refuse_oversize_payload();
+CREATE TRIGGER actions_payload_limit_update BEFORE UPDATE OF payload ON action_queue.actions FOR EACH ROW WHEN (((new.payload IS DISTINCT FROM old.payload) AND (COALESCE(NULLIF(current_setting('aq.max_payload_bytes'::text, true), ''::text), '131072'::text) <> '0'::text) AND (octet_length((new.payload)::text) > (COALESCE(NULLIF(current_setting('aq.max_payload_bytes'::text, true), ''::text), '131072'::text))::bigint))) EXECUTE FUNCTION aq_refuse_oversize_payload();
