@@ -67,7 +67,7 @@ async function columnsOf(sql: Client, schema: string): Promise<string[]> {
 }
 
 /**
- * Issue 36 part 1: embedded in an app whose database already has a table
+ * Embedded in an app whose database already has a table
  * named `actions` in public (with other columns), the queue keeps to its own
  * schema, `action_queue`, and both work. Seen failing before the default
  * schema changed: the queue's migration 001 stopped on the app's table
