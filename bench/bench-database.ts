@@ -1,5 +1,6 @@
 import { Client } from 'pg';
 import { databaseUrlOn, dropDatabaseOn, migrateDatabase, withClient } from '../src/testing/server-admin';
+import { testSearchPathSql } from '../src/testing/test-database';
 
 /** `withClient(url, fn)`: runs `fn` with a connected client on `url`, ended afterwards. */
 export { withClient };
@@ -15,7 +16,11 @@ export function databaseUrl(name: string): string {
 /** Creates database `name` (dropping any leftover of that name) and applies the migrations. */
 export async function createMigratedDatabase(name: string): Promise<string> {
   await dropDatabase(name);
-  await withClient(BENCH_SERVER_URL, (admin) => admin.query(`CREATE DATABASE ${admin.escapeIdentifier(name)}`));
+  await withClient(BENCH_SERVER_URL, async (admin) => {
+    await admin.query(`CREATE DATABASE ${admin.escapeIdentifier(name)}`);
+    // The benchmark's own statements name the queue's tables unqualified, as the tests do.
+    await admin.query(testSearchPathSql(admin.escapeIdentifier(name)));
+  });
   const url = databaseUrl(name);
   await migrateDatabase(url, 2);
   return url;

@@ -3,6 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { Client } from 'pg';
 import { ServiceProcess, startServiceProcess } from '../src/testing';
 import { sleep } from '../src/sleep';
+import { testSearchPathSql } from '../src/testing/test-database';
 import { BENCH_SERVER_URL, databaseUrl, dropDatabase, withClient } from './bench-database';
 import { CostWindow, formatCostWindow, PressureCostTimeline } from './pressure-cost-timeline';
 
@@ -251,7 +252,10 @@ async function backlog(c: Client): Promise<number> {
 async function runPhase(phase: string, o: PressureOptions, log: (line: string) => void): Promise<PressurePhaseResult> {
   const name = `aq_bench_pressure_${phase}_${process.pid}`;
   await dropDatabase(name);
-  await withClient(BENCH_SERVER_URL, (admin) => admin.query(`CREATE DATABASE ${admin.escapeIdentifier(name)}`));
+  await withClient(BENCH_SERVER_URL, async (admin) => {
+    await admin.query(`CREATE DATABASE ${admin.escapeIdentifier(name)}`);
+    await admin.query(testSearchPathSql(admin.escapeIdentifier(name)));
+  });
   const url = databaseUrl(name);
   const timeline = await PressureCostTimeline.prepare(url);
   if (o.explainMs !== undefined) await logSlowPlans(url, o.explainMs);

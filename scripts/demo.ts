@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { loadSettings } from '../src/config/settings';
 import { EmbeddedPostgresHandle, startEmbeddedPostgres } from '../src/database/embedded-postgres';
+import { chooseQueueSchema } from '../src/database/queue-schema-choice';
 import { ActionQueueClient } from '../src/client';
 import { ServiceProcess, startServiceProcess } from '../src/testing';
 import { DemoAction, interleavedBatches, lifecycleWorkload } from './demo-workload';
@@ -73,6 +74,9 @@ async function main(): Promise<number> {
     const client = new Client({ connectionString: databaseUrl });
     await client.connect();
     cleanups.push(() => client.end());
+    // The trace's names unqualified, in the schema the service chose as it started (action_queue on a fresh database).
+    const { schema } = await chooseQueueSchema(settings.DATABASE_SCHEMA, async (sql, params) => (await client.query(sql, params)).rows);
+    await client.query(`SELECT set_config('search_path', quote_ident($1), false)`, [schema]);
     await waitUntilFinished(client, ids);
 
     const trace = await readTrace(client, ids);

@@ -5,6 +5,7 @@
  * `checkTrace(url)` on the queue's database.
  */
 import { Client } from 'pg';
+import { chooseQueueSchema } from '../database/queue-schema-choice';
 
 /**
  * Anything that runs a query: a pg `Client`, `PoolClient` or `Pool`.
@@ -208,6 +209,7 @@ export async function checkTrace(db: Queryable | string, options: TraceCheckOpti
     const client = new Client({ connectionString: db });
     await client.connect();
     try {
+      await reachQueueSchema(client);
       return await checkTrace(client as unknown as Queryable, options);
     } finally {
       await client.end();
@@ -441,4 +443,17 @@ export function formatTraceReport(report: TraceReport, maxPerKind = 5): string {
   for (const d of report.doneMoreThanOnce.slice(0, maxPerKind)) lines.push(`  done ${d.doneRows} times: action ${d.actionId}`);
   for (const d of report.doneWithoutTrace.slice(0, maxPerKind)) lines.push(`  done without a done trace row: action ${d.actionId}`);
   return lines.join('\n');
+}
+
+/**
+ * When the connection's search_path does not reach the queue's tables (a
+ * database the queue migrated into its own schema, `action_queue`), sets it
+ * to the schema the service chooses (src/database/queue-schema-choice.ts), so
+ * the trace's unqualified names resolve.
+ */
+async function reachQueueSchema(client: Client): Promise<void> {
+  const { rows } = await client.query<{ found: boolean }>(`SELECT to_regclass('action_attempts') IS NOT NULL AS found`);
+  if (rows[0].found) return;
+  const { schema } = await chooseQueueSchema(undefined, async (sql, params) => (await client.query(sql, params)).rows);
+  await client.query(`SELECT set_config('search_path', quote_ident($1), false)`, [schema]);
 }

@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { loadSettings } from '../../src/config/settings';
 import { buildDataSourceOptions, MIGRATIONS } from '../../src/database/data-source-options';
 import { MigrationsService } from '../../src/database/migrations.service';
-import { DEFAULT_PLACEMENT, LEGACY_PLACEMENT } from '../../src/database/queue-schema';
+import { DEFAULT_PLACEMENT, LEGACY_PLACEMENT, QueuePlacement } from '../../src/database/queue-schema';
 import { upgradeRelease01Schema } from '../../src/database/release-0.1-upgrade';
 import { migratedUpTo } from '../fixtures/previous-releases';
 import { createRelease01Schema } from '../fixtures/schema-0.1/release-0.1-schema';
@@ -26,14 +26,10 @@ async function migrationLockHolders(c: Client, dbName: string): Promise<number[]
   return rows.map((r) => r.pid);
 }
 
-/** A MigrationsService on its own DataSource, as an instance's start-up runs it. */
-async function startMigrating(url: string): Promise<{ done: Promise<void>; dataSource: DataSource }> {
-  const dataSource = await new DataSource(buildDataSourceOptions(url, 3)).initialize();
-  const service = new MigrationsService(
-    { dataSource, url, owned: true, placement: DEFAULT_PLACEMENT },
-    { database: { url }, runMigrations: true },
-    loadSettings({}),
-  );
+/** A MigrationsService on its own DataSource, as an instance's start-up runs it (in `placement`, as start-up chose it). */
+async function startMigrating(url: string, placement: QueuePlacement = DEFAULT_PLACEMENT): Promise<{ done: Promise<void>; dataSource: DataSource }> {
+  const dataSource = await new DataSource(buildDataSourceOptions(url, 3, placement)).initialize();
+  const service = new MigrationsService({ dataSource, url, owned: true, placement }, { database: { url }, runMigrations: true }, loadSettings({}));
   const done = service.onModuleInit();
   done.catch(() => undefined); // awaited by the test; not an unhandled rejection meanwhile
   return { done, dataSource };
@@ -146,7 +142,7 @@ describe("schema changes under a DBA's statement_timeout", () => {
     await reader.query('SELECT count(*) FROM actions'); // holds ACCESS SHARE: 017's ALTER TABLE waits
     await c.query(`ALTER DATABASE ${later.name} SET statement_timeout = '${DBA_LIMIT_MS}ms'`);
     await c.query(`ALTER DATABASE ${later.name} SET lock_timeout = '${DBA_LIMIT_MS}ms'`);
-    const { done, dataSource } = await startMigrating(later.url);
+    const { done, dataSource } = await startMigrating(later.url, LEGACY_PLACEMENT);
     try {
       await waitForLockWaiters(later.name, 1);
       await sleep(3 * DBA_LIMIT_MS);

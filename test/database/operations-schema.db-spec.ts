@@ -45,7 +45,7 @@ describe('schema: migrations are the source of truth', () => {
     await ds.initialize();
     try {
       // As the service's start-up does before migrating a new install.
-      await ds.query(`CREATE SCHEMA ${DEFAULT_QUEUE_SCHEMA}`);
+      await ds.query(`CREATE SCHEMA IF NOT EXISTS ${DEFAULT_QUEUE_SCHEMA}`);
       await ds.runMigrations({ transaction: 'each' });
       const sql = await ds.driver.createSchemaBuilder().log();
       expect(sql.upQueries.map((q) => q.query)).toEqual([]);

@@ -24,7 +24,7 @@ describe('a producer role with the documented rights', () => {
     const admin = await db.connect();
     await admin.query(`DROP ROLE IF EXISTS ${role}`);
     await admin.query(`CREATE ROLE ${role} LOGIN`);
-    await admin.query(`GRANT USAGE ON SCHEMA public TO ${role}`);
+    await admin.query(`GRANT USAGE ON SCHEMA action_queue TO ${role}`);
     await admin.query(`GRANT SELECT, INSERT ON actions TO ${role}`);
     await admin.query(`GRANT USAGE ON SEQUENCE actions_id_seq TO ${role}`);
     await admin.query(`GRANT SELECT ON action_group_depth_limits TO ${role}`);

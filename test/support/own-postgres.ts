@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from '../../src/testing/service-process';
+import { testSearchPathSql } from '../../src/testing/test-database';
 import { connect } from './failure-helpers';
 import { findPostgresBinaries, PostgresBinaries, PostgresBinariesOptions } from './postgres-binaries';
 
@@ -75,6 +76,8 @@ export async function startOwnPostgres(options: PostgresBinariesOptions = {}): P
   const admin = await connect(url());
   try {
     await admin.query('CREATE DATABASE aq');
+    // As createTestDatabase does: the specs' own connections name the queue's tables unqualified.
+    await admin.query(testSearchPathSql('aq'));
   } finally {
     await admin.end();
   }
