@@ -1,4 +1,4 @@
-import { Body, Controller, Injectable, INestApplication, LoggerService, Module, Post, Type } from '@nestjs/common';
+import { Body, Controller, Injectable, INestApplication, Module, Post, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Interval, ScheduleModule, SchedulerRegistry } from '@nestjs/schedule';
 import { InjectDataSource, TypeOrmModule } from '@nestjs/typeorm';
@@ -11,7 +11,7 @@ import { SETTINGS } from '../../src/config/settings.token';
 import { SCHEDULE_TICKER_POLL } from '../../src/schedules/schedule-ticker.service';
 import { QUEUE_DATA_SOURCE } from '../../src/database/queue-data-source.token';
 import { databaseUrlOf } from '../../src/database/queue-database';
-import { connect, createEmptyTestDatabase, TestDatabase, waitFor } from '../support';
+import { CapturingLogger, connect, createEmptyTestDatabase, TestDatabase, waitFor } from '../support';
 
 /** The host app's own entity. */
 @Entity('invoices')
@@ -86,16 +86,6 @@ class HostTimer {
   tick() {
     this.calls++;
   }
-}
-
-/** Collects what the app's logger receives. */
-class CapturingLogger implements LoggerService {
-  readonly lines: string[] = [];
-  log = (message: unknown) => void this.lines.push(String(message));
-  error = (message: unknown) => void this.lines.push(String(message));
-  warn = (message: unknown) => void this.lines.push(String(message));
-  debug = () => undefined;
-  verbose = () => undefined;
 }
 
 describe('ActionQueueModule embedded in an existing Nest app', () => {

@@ -1,4 +1,4 @@
-import { INestApplication, Injectable, LoggerService, Module } from '@nestjs/common';
+import { INestApplication, Injectable, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { InjectDataSource, TypeOrmModule } from '@nestjs/typeorm';
 import { Client } from 'pg';
@@ -6,7 +6,7 @@ import { Column, DataSource, Entity, PrimaryGeneratedColumn } from 'typeorm';
 import { ActionContext, ActionHandler, ActionHandlerHost, ActionQueue, ActionQueueModule, QueuedAction } from '../../src';
 import { MIGRATIONS } from '../../src/database/migrations';
 import { migratedUpTo } from '../fixtures/previous-releases';
-import { connect, createEmptyTestDatabase, startTestApp, TEST_SERVER_URL, TestDatabase, waitFor, withTestDatabase } from '../support';
+import { CapturingLogger, connect, createEmptyTestDatabase, startTestApp, TEST_SERVER_URL, TestDatabase, waitFor, withTestDatabase } from '../support';
 
 /** The host app's own `actions` table, in public: a to-do list, nothing like the queue's. */
 @Entity('actions')
@@ -46,16 +46,6 @@ class CompleteTodoHandler extends ActionHandlerHost {
 
 @Module({ imports: [TypeOrmModule.forFeature([Todo])], providers: [TodoList, CompleteTodoHandler] })
 class TodoModule {}
-
-/** Collects what the app's logger receives. */
-class CapturingLogger implements LoggerService {
-  readonly lines: string[] = [];
-  log = (message: unknown) => void this.lines.push(String(message));
-  error = (message: unknown) => void this.lines.push(String(message));
-  warn = (message: unknown) => void this.lines.push(String(message));
-  debug = () => undefined;
-  verbose = () => undefined;
-}
 
 /** Columns of `schema`.actions, in order. */
 async function columnsOf(sql: Client, schema: string): Promise<string[]> {

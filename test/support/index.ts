@@ -14,6 +14,7 @@ import { TestDatabase, testDatabaseFor, TestDatabaseOptions } from './test-datab
 export { backendPid, connect, sleep, terminateBackends, waitForLockWaiters } from './failure-helpers';
 export { FIXTURE_SERVICE, freePort, runServiceToExit, SERVICE_MAIN, startFixtureService, startServiceProcess } from './service-process';
 export { startBlackholeProxy } from './blackhole-proxy';
+export { CapturingLogger } from './capturing-logger';
 export type { BlackholeProxy } from './blackhole-proxy';
 // The oracle and the waits that users get too (ordered-action-queue/testing), for the specs from here like every other helper.
 export { checkTrace, formatTraceReport, peakRunningByWorker, VALID_LEASE_OUTCOMES, waitForActions } from '../../src/testing';
