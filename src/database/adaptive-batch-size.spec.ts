@@ -39,4 +39,22 @@ describe('AdaptiveBatchSize', () => {
     expect(batch.timedOut()).toBe(true);
     expect(batch.timedOut()).toBe(false);
   });
+
+  it('waits before each retry at the minimum, twice as long each time, and not at all after a success', () => {
+    const batch = new AdaptiveBatchSize(2, 1, 3, 50);
+    expect(batch.timedOut()).toBe(true); // 2 -> 1: no wait, a smaller statement
+    expect(batch.retryDelayMs).toBe(0);
+    expect(batch.timedOut()).toBe(true);
+    expect(batch.retryDelayMs).toBe(50);
+    expect(batch.timedOut()).toBe(true);
+    expect(batch.retryDelayMs).toBe(100);
+    expect(batch.timedOut()).toBe(true);
+    expect(batch.retryDelayMs).toBe(200);
+    batch.succeeded();
+    expect(batch.retryDelayMs).toBe(0);
+    expect(batch.timedOut()).toBe(true);
+    expect(batch.retryDelayMs).toBe(0);
+    expect(batch.timedOut()).toBe(true);
+    expect(batch.retryDelayMs).toBe(50);
+  });
 });

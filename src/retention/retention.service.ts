@@ -6,6 +6,7 @@ import { AdaptiveBatchSize } from '../database/adaptive-batch-size';
 import { PG_POOL } from '../database/pg-pool.provider';
 import { isStatementTimeout } from '../database/statement-timeout';
 import { JOB_STOP_TIMEOUT_MS, shutdownStep } from '../shutdown-steps';
+import { sleep } from '../sleep';
 import { DELETE_EMPTY_GROUPS_SQL, LOCK_EMPTY_GROUPS_SQL } from './sql/delete-empty-groups.sql';
 import { DELETE_EXPIRED_ACTIONS_SQL } from './sql/delete-expired-actions.sql';
 
@@ -18,8 +19,14 @@ export const GROUP_PURGE_BATCH_SIZE = 100;
  * session's first statement also plans and compiles the delete triggers
  * (measured 15-24 ms for one row against a DBA's 20 ms limit, then 1-3 ms),
  * and each cancelled run leaves more of that cached (AdaptiveBatchSize).
+ * With {@link RETRY_DELAY_MS} the retries span 50 + 100 + ... + 1 600 =
+ * 3.15 s: a stall of the server (a checkpoint's fsync, a DBA's lock) shorter
+ * than that no longer ends the run (a CI run lost all 9 immediate retries of
+ * 3 runs to one).
  */
-const RETRIES_AT_ONE_ROW = 3;
+const RETRIES_AT_ONE_ROW = 6;
+/** The wait before the first retry at one row (ms); it doubles with each timeout in a row. */
+const RETRY_DELAY_MS = 50;
 
 /**
  * Deletes finished actions (done, cancelled, failed under `skip`) and their
@@ -97,7 +104,7 @@ export class RetentionService implements OnApplicationBootstrap, BeforeApplicati
   async purgeEmptyGroups(): Promise<number> {
     let total = 0;
     let after: string | null = null;
-    const batch = new AdaptiveBatchSize(GROUP_PURGE_BATCH_SIZE, 1, RETRIES_AT_ONE_ROW);
+    const batch = new AdaptiveBatchSize(GROUP_PURGE_BATCH_SIZE, 1, RETRIES_AT_ONE_ROW, RETRY_DELAY_MS);
     for (;;) {
       const client = await this.pool.connect();
       let locked: string[];
@@ -118,7 +125,10 @@ export class RetentionService implements OnApplicationBootstrap, BeforeApplicati
           () => undefined,
           (e: Error) => e,
         );
-        if (isStatementTimeout(error) && batch.timedOut()) continue;
+        if (isStatementTimeout(error) && batch.timedOut() && !this.stopping) {
+          await sleep(batch.retryDelayMs);
+          continue;
+        }
         throw error;
       } finally {
         client.release(broken);
@@ -133,7 +143,7 @@ export class RetentionService implements OnApplicationBootstrap, BeforeApplicati
   private async purgeAll(days: number, windowDays: number): Promise<number> {
     let total = 0;
     let from = '-infinity';
-    const batch = new AdaptiveBatchSize(RETENTION_BATCH_SIZE, 1, RETRIES_AT_ONE_ROW);
+    const batch = new AdaptiveBatchSize(RETENTION_BATCH_SIZE, 1, RETRIES_AT_ONE_ROW, RETRY_DELAY_MS);
     for (;;) {
       const size = batch.size;
       let rows: { picked: number; deleted: number; last_finished_at: string | null }[];
@@ -143,7 +153,10 @@ export class RetentionService implements OnApplicationBootstrap, BeforeApplicati
           values: [days, size, windowDays, from],
         }));
       } catch (error) {
-        if (isStatementTimeout(error) && batch.timedOut()) continue;
+        if (isStatementTimeout(error) && batch.timedOut() && !this.stopping) {
+          await sleep(batch.retryDelayMs);
+          continue;
+        }
         throw error;
       }
       batch.succeeded();

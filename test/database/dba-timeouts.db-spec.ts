@@ -4,13 +4,15 @@ import { Client, Pool } from 'pg';
 import { loadSettings } from '../../src/config/settings';
 import { RetentionService } from '../../src/retention/retention.service';
 import { isStatementTimeout } from '../../src/database/statement-timeout';
-import { startTestApp, withTestDatabase } from '../support';
+import { sleep, startTestApp, withTestDatabase } from '../support';
 
 /** Finished actions of a long history under a DBA's short statement_timeout (docs/operations.md, "DBA limits"). */
 const RECENT = 100_000;
 const OLD = 60_000;
-/** Periodic retention runs the 20 ms test allows (a run ends early when one row's statement times out three times in a row). */
+/** Periodic retention runs the 20 ms test allows (a run ends early when one row's statement times out six times in a row, over about 3 s). */
 const RETENTION_RUNS = 3;
+/** How long the retention test stalls the server (ms): longer than 3 runs of 3 immediate retries, shorter than one run's retries with their waits (3.15 s). */
+const STALL_MS = 1_500;
 
 /**
  * Writes RECENT actions that ended over the last ~50 minutes (what the
@@ -99,6 +101,16 @@ describe("admin reads and retention under a DBA's short statement_timeout", () =
     try {
       expect((await pool.query<{ statement_timeout: string }>('SHOW statement_timeout')).rows[0].statement_timeout).toBe('20ms');
       const retention = new RetentionService(pool, loadSettings({ RETENTION_DAYS: '1' }));
+      // A stall of the server longer than many 20 ms statements, as a
+      // checkpoint's fsync or a DBA's lock makes one: the trace table is held
+      // for STALL_MS, so every delete (its cascade) waits and is cancelled.
+      // Immediate retries would spend all runs within it.
+      const stall = await db.connect();
+      await stall.query('BEGIN');
+      await stall.query('LOCK TABLE action_attempts IN SHARE MODE');
+      const stallEnded = sleep(STALL_MS)
+        .then(() => stall.query('COMMIT'))
+        .finally(() => stall.end());
       // As the service's periodic runs do: a run whose one-row statements
       // still time out (a checkpoint's fsync under a loaded suite) throws and
       // the next run goes on from where the deletions stopped. Without the
@@ -112,6 +124,7 @@ describe("admin reads and retention under a DBA's short statement_timeout", () =
           if (run === RETENTION_RUNS || !isStatementTimeout(error)) throw error;
         }
       }
+      await stallEnded;
       expect(deleted).toBe(OLD);
       const { rows } = await pg.query<{ n: number }>(`SELECT count(*)::int AS n FROM actions WHERE finished_at < now() - interval '1 day'`);
       expect(rows[0].n).toBe(0);
