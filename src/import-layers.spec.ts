@@ -33,6 +33,10 @@ const LAYERS: ReadonlyArray<{ units: string[]; what: string }> = [
   },
   { units: ['index.ts'], what: 'the public entry' },
   { units: ['main.ts'], what: "this repository's service process" },
+  {
+    units: ['cli'],
+    what: 'the command line (ordered-action-queue <command>): it calls the services and their statements, and nothing imports it',
+  },
 ];
 
 /**

@@ -28,8 +28,8 @@ export const BULK_CHUNK_SIZE = 500;
 /** Audit rows per page of GET /bulk-operations. */
 export const BULK_OPERATIONS_PAGE = 100;
 
-/** The statuses each operation accepts. */
-const ACCEPTED_STATUSES: Record<'retry' | 'cancel', string[]> = { retry: ['failed'], cancel: ['pending', 'failed', 'running'] };
+/** The statuses each operation accepts (also checked by the command line before it connects). */
+export const BULK_ACCEPTED_STATUSES: Record<'retry' | 'cancel', string[]> = { retry: ['failed'], cancel: ['pending', 'failed', 'running'] };
 
 /**
  * Retries or cancels every action matching a filter, with a dry run, in
@@ -127,7 +127,7 @@ export class BulkOperationsService {
     if (given.length === 0)
       throw new BadRequestException(['filter must name at least one of type, lockId, groupKey, status, errorContains, createdAfter, createdBefore']);
     if (f.lockId !== undefined && f.groupKey !== undefined) throw new BadRequestException(['filter: give lockId or groupKey, not both']);
-    const accepted = ACCEPTED_STATUSES[operation];
+    const accepted = BULK_ACCEPTED_STATUSES[operation];
     if (f.status !== undefined && !accepted.includes(f.status)) {
       throw new BadRequestException([
         `filter.status ${f.status} cannot be ${operation === 'retry' ? 'retried' : 'cancelled'}; allowed: ${accepted.join(', ')}`,

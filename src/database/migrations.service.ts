@@ -10,6 +10,22 @@ import { RELEASE_VERSION } from '../release/release-version';
 import { LIFT_DBA_SESSION_LIMITS } from './dba-session-limits';
 import { holdsRelease01Schema, RELEASE_0_1_MIGRATIONS, upgradeRelease01Schema } from './release-0.1-upgrade';
 
+/** What {@link MigrationsService.schemaState} reads: the queue's migrations in a database against this release's. */
+export interface QueueSchemaState {
+  /** The queue's schema (DATABASE_SCHEMA, or chosen at start-up). */
+  schema: string;
+  /** Applied migrations this release knows, in its order, then those of a later release. */
+  applied: string[];
+  /** This release's migrations not applied yet, in the order start-up applies them. */
+  pending: string[];
+  /** Migrations a later release applied: this release refuses to run or migrate. */
+  newer: string[];
+  /** Every migration of this release, in order. */
+  known: string[];
+  /** Whether a release 0.1 schema is there, which migrating converts in place first. */
+  release01: boolean;
+}
+
 /** Advisory lock key that serialises migrations across instances starting together. */
 const MIGRATION_LOCK_KEY = 7_461_625_001;
 
@@ -82,6 +98,32 @@ export class MigrationsService implements OnModuleInit {
   /** Whether every known migration is applied (for readiness). */
   async allApplied(): Promise<boolean> {
     return (await this.pending()).length === 0;
+  }
+
+  /**
+   * The queue's migrations in this database measured against this release's
+   * list, read without changing anything (the command line's `schema-version`
+   * and `migrate --dry-run`). The release can run on the schema when both
+   * `pending` and `newer` are empty.
+   *
+   * @returns names as TypeORM records them (`<Name><timestamp>`): `applied` in
+   *   this release's order (then any newer ones), `pending` not applied yet (what
+   *   start-up would apply, in order), `newer` applied by a later release,
+   *   `release01` whether a release 0.1 schema awaits conversion in place.
+   */
+  async schemaState(): Promise<QueueSchemaState> {
+    const recorded = await this.applied();
+    const appliedSet = new Set(recorded);
+    const known = new Set([...MIGRATION_NAMES, ...RELEASE_0_1_MIGRATIONS]);
+    const newer = recorded.filter((name) => !known.has(name));
+    return {
+      schema: this.schema,
+      applied: [...MIGRATION_NAMES.filter((name) => appliedSet.has(name)), ...newer],
+      pending: MIGRATION_NAMES.filter((name) => !appliedSet.has(name)),
+      newer,
+      known: MIGRATION_NAMES,
+      release01: await holdsRelease01Schema(this.database.dataSource, MIGRATIONS_TABLE),
+    };
   }
 
   private async migrate(dataSource: DataSource): Promise<void> {

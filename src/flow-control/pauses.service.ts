@@ -5,7 +5,7 @@ import { CreatePauseDto } from './dto/create-pause.dto';
 import { ListPausesQuery } from './dto/list-pauses.query';
 import { PauseResource } from './pause.resource';
 import { PauseScope } from './pause-scope';
-import { LIST_PAUSES_SQL, PAUSE_SQL, RESUME_PAUSE_SQL } from './sql/pauses.sql';
+import { LIST_PAUSES_SQL, PAUSE_SQL, RESUME_PAUSE_SQL, RESUME_TARGET_SQL } from './sql/pauses.sql';
 
 /** A row of the pause statements (src/flow-control/sql/pauses.sql.ts). */
 interface PauseRow {
@@ -68,6 +68,26 @@ export class PausesService {
   async resume(id: string): Promise<void> {
     const rows: { id: string; active: boolean }[] = await this.dataSource.query(RESUME_PAUSE_SQL, [id]);
     if (!rows[0]?.active) throw new NotFoundException(`No active pause with id ${id}`);
+  }
+
+  /**
+   * Resumes a target named as {@link pause} names it (the command line's
+   * `resume`; `reason` and `forMs` are ignored); resuming a target that is
+   * not paused changes nothing.
+   * @returns whether it was paused.
+   * @throws BadRequestException naming the field when the target does not match the scope.
+   */
+  async resumeTarget(target: CreatePauseDto): Promise<boolean> {
+    const input = Object.fromEntries(Object.entries(target).filter(([, v]) => v !== null)) as CreatePauseDto;
+    const problem = targetProblem(input);
+    if (problem) throw new BadRequestException([problem]);
+    const rows: { resumed: boolean }[] = await this.dataSource.query(RESUME_TARGET_SQL, [
+      input.scope,
+      input.type ?? null,
+      input.lockId ?? null,
+      input.groupKey ?? null,
+    ]);
+    return rows[0].resumed;
   }
 }
 

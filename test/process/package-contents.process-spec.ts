@@ -51,6 +51,15 @@ describe('the published package', () => {
     expect([...paths].some((p) => p.startsWith('dist/ui/'))).toBe(true);
   });
 
+  it('ships the command line as its bin: executable, with the line that runs it with node', () => {
+    const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { bin?: Record<string, string> };
+    expect(manifest.bin).toEqual({ 'ordered-action-queue': 'dist/src/cli/main.js' });
+    const main = packed.files.find((f) => f.path === 'dist/src/cli/main.js');
+    expect(main).toBeDefined();
+    expect(main!.mode & 0o111).toBe(0o111);
+    expect(readFileSync(join(ROOT, 'dist', 'src', 'cli', 'main.js'), 'utf8').split('\n')[0]).toBe('#!/usr/bin/env node');
+  });
+
   it('ships nothing users do not need: no sources, tests, specs, benchmarks or local data', () => {
     const unwanted = [...paths].filter(
       (p) =>

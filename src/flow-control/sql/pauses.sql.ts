@@ -41,6 +41,15 @@ export const RESUME_PAUSE_SQL = `
 WITH gone AS (DELETE FROM action_pauses AS p WHERE p.id = $1::bigint RETURNING p.id, p.until)
 SELECT g.id::text AS id, (g.until IS NULL OR g.until > now()) AS active FROM gone AS g`;
 
+/**
+ * Resumes one target, as the psql functions do: `$1::text` scope, `$2::text`
+ * type, `$3::bigint` lock id, or `$4::text` string group key (a key never
+ * used was never paused); `resumed` false when it was not paused.
+ */
+export const RESUME_TARGET_SQL = `
+SELECT CASE WHEN $4::text IS NULL THEN aq_resume($1::text, $2::text, $3::bigint)
+            ELSE aq_resume_group_key($4::text) END AS resumed`;
+
 /** Pauses the whole queue for a drain: `$1::text` reason. */
 export const PAUSE_QUEUE_SQL = `SELECT id::text AS id FROM aq_pause_queue($1::text)`;
 
