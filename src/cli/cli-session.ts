@@ -8,7 +8,7 @@ import { MigrationsService, QueueSchemaState } from '../database/migrations.serv
 import { QueueDatabase } from '../database/queue-database';
 import { chooseQueueSchemaAt } from '../database/queue-schema-choice';
 import { QueuePlacement } from '../database/queue-schema';
-import { RELEASE_VERSION } from '../release/release-version';
+import { QUEUE_APPLICATION_NAME, RELEASE_VERSION } from '../release/release-version';
 import { CliFailure } from './cli-failure';
 import { CLI_EXIT } from './exit-codes';
 
@@ -17,6 +17,9 @@ import { CLI_EXIT } from './exit-codes';
  * on one while the migrations run on another.
  */
 const CLI_POOL_SIZE = 2;
+
+/** The `application_name` of the command line's connections: `ordered-action-queue/<version>:cli`. */
+export const CLI_APPLICATION_NAME = `${QUEUE_APPLICATION_NAME}:cli`;
 
 /** One command's connection to the queue's database. */
 export interface CliSession {
@@ -80,7 +83,10 @@ export async function openCliSession(env: Record<string, unknown>, options: { re
   try {
     const { schema } = await chooseQueueSchemaAt(url, settings.DATABASE_SCHEMA);
     placement = { schema, pooler: settings.DATABASE_POOLER };
-    dataSource = new DataSource(buildDataSourceOptions(url, CLI_POOL_SIZE, placement));
+    const dataSourceOptions = buildDataSourceOptions(url, CLI_POOL_SIZE, placement);
+    // pg_stat_activity tells the command line's connections from an instance's (the release prefix stays:
+    // a later release's start-up still waits for them, as for any connection of this release).
+    dataSource = new DataSource({ ...dataSourceOptions, extra: { ...dataSourceOptions.extra, application_name: CLI_APPLICATION_NAME } });
     await dataSource.initialize();
   } catch (error) {
     if (dataSource?.isInitialized) await dataSource.destroy().catch(() => undefined);

@@ -1,7 +1,8 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { MIGRATIONS } from '../../src/database/migrations';
-import { freePort, insertAction, withTestDatabase } from '../support';
+import { RELEASE_VERSION } from '../../src/release/release-version';
+import { freePort, insertAction, waitFor, withTestDatabase } from '../support';
 
 /** The built command line, as the package's `bin` runs it (built by the process project's globalSetup). */
 const CLI_MAIN = join(__dirname, '..', '..', 'dist', 'src', 'cli', 'main.js');
@@ -228,6 +229,34 @@ describe('command line', () => {
       expect(help.code).toBe(0);
       expect(help.stdout).toContain('schema-version');
     }, 60_000);
+
+    it('runs as an executable of its own, as npx runs the bin, and names its connections', async () => {
+      // The file itself, not node with it: its first line and mode make it runnable (the build sets both).
+      const version = await new Promise<string>((resolve, reject) =>
+        execFile(CLI_MAIN, ['--version'], { timeout: 30_000 }, (error, stdout) => (error ? reject(error) : resolve(stdout))),
+      );
+      expect(version.trim()).toBe(RELEASE_VERSION);
+      const c = await db.connect();
+      await c.query(`SELECT aq_pause_queue('seen by the cli')`);
+      try {
+        // A statement of the CLI that waits on a lock this test holds, so its connection can be seen.
+        await c.query('BEGIN');
+        await c.query(`LOCK TABLE action_pauses IN ACCESS EXCLUSIVE MODE`);
+        const resume = cli(['resume', '--queue'], env());
+        const cliName = `ordered-action-queue/${RELEASE_VERSION}:cli`;
+        // From another connection: inside a transaction pg_stat_activity is read once, then kept.
+        const watcher = await db.connect();
+        const names = await waitFor(async () => {
+          const { rows } = await watcher.query<{ name: string }>(`SELECT application_name AS name FROM pg_stat_activity WHERE datname = current_database()`);
+          return rows.some((r) => r.name === cliName) && rows.map((r) => r.name);
+        }, 10_000);
+        expect(names).toContain(cliName);
+        await c.query('COMMIT');
+        expect(await resume).toMatchObject({ code: 0, stdout: 'Resumed the whole queue.\n' });
+      } finally {
+        await c.query('ROLLBACK').catch(() => undefined);
+      }
+    }, 30_000);
 
     it('exits 3 at once when nothing listens on the port', async () => {
       const port = await freePort();
