@@ -16,7 +16,7 @@ const LAYERS: ReadonlyArray<{ units: string[]; what: string }> = [
   { units: ['vocabulary.ts', 'sleep.ts', 'wait-at-most.ts'], what: 'the domain words and small helpers everything may use' },
   { units: ['shutdown-steps.ts'], what: 'the bounded, named waits of every shutdown hook (on waitAtMost)' },
   { units: ['data-model', 'release', 'handlers', 'client'], what: 'the entities, the release facts, the handler contract, the HTTP client' },
-  { units: ['config'], what: 'the validated settings' },
+  { units: ['config', 'tracing'], what: 'the validated settings; the trace context and spans (on @opentelemetry/api only)' },
   { units: ['database'], what: 'connections, migrations and the schema runner' },
   { units: ['http', 'metrics', 'dashboard', 'testing'], what: 'the HTTP helpers of the routes, the metrics registry, the dashboard files, the testing entry' },
   { units: ['queue', 'actions'], what: 'the worker half and the API half, independent of each other' },

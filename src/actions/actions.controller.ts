@@ -1,8 +1,9 @@
-import { Body, Controller, Get, HttpCode, HttpStatus, Param, Post, Query, Res, UseInterceptors, UsePipes } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, HttpStatus, Param, Post, Query, Res, UseInterceptors, UsePipes } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiBody,
   ApiConflictResponse,
+  ApiHeader,
   ApiCreatedResponse,
   ApiNotFoundResponse,
   ApiOkResponse,
@@ -34,6 +35,10 @@ import { ListActionsQuery } from './dto/list-actions.query';
 import { ActionEnqueuer } from './enqueue/action-enqueuer.service';
 import { ActionReads } from './reads/action-reads.service';
 
+/** What the OpenAPI document says of the `traceparent` request header. */
+const TRACEPARENT_HEADER_DOC =
+  "W3C Trace Context of the caller (version 00). Stored with the action(s) when no OpenTelemetry span is active in this service, so each attempt's span joins the caller's trace; an invalid value is ignored, as the W3C recommendation says.";
+
 /** REST routes of actions; each turns HTTP into one call of the service of its job (enqueue, reads, commands). */
 @ApiTags('actions')
 @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'A field is invalid; `message` names it' })
@@ -50,12 +55,17 @@ export class ActionsController {
   /** Enqueues one action: 201, or 200 with the existing action when the idempotency key was used. */
   @Post()
   @ApiOperation({ summary: 'Enqueue one action' })
+  @ApiHeader({ name: 'traceparent', required: false, description: TRACEPARENT_HEADER_DOC })
   @ApiCreatedResponse({ type: ActionResponseDto, description: 'Enqueued' })
   @ApiOkResponse({ type: ActionResponseDto, description: 'The idempotency key was already used: the existing action' })
   @ApiConflictResponse({ type: ErrorResponseDto, description: 'The idempotency key belongs to a different action' })
   @ApiPayloadTooLargeResponse({ type: ErrorResponseDto, description: 'Body over BODY_LIMIT_BYTES' })
-  async create(@Body() body: CreateActionDto, @Res({ passthrough: true }) res: Response): Promise<ActionResource> {
-    const { action, created } = await this.enqueuer.enqueue(body);
+  async create(
+    @Body() body: CreateActionDto,
+    @Res({ passthrough: true }) res: Response,
+    @Headers('traceparent') traceparent?: string,
+  ): Promise<ActionResource> {
+    const { action, created } = await this.enqueuer.enqueue(body, undefined, traceparent);
     res.status(created ? HttpStatus.CREATED : HttpStatus.OK);
     return action;
   }
@@ -63,11 +73,12 @@ export class ActionsController {
   /** Enqueues 1..1000 actions atomically, returned in input order. */
   @Post('batch')
   @ApiOperation({ summary: 'Enqueue 1..1000 actions atomically (all or nothing)' })
+  @ApiHeader({ name: 'traceparent', required: false, description: TRACEPARENT_HEADER_DOC })
   @ApiBody({ type: CreateActionsBatchDto })
   @ApiCreatedResponse({ type: ActionsBatchResponseDto })
   @ApiPayloadTooLargeResponse({ type: ErrorResponseDto, description: 'Body over BODY_LIMIT_BYTES' })
-  async createBatch(@Body() body: CreateActionsBatchDto): Promise<{ actions: ActionResource[] }> {
-    const results = await this.enqueuer.enqueueBatch(body.actions);
+  async createBatch(@Body() body: CreateActionsBatchDto, @Headers('traceparent') traceparent?: string): Promise<{ actions: ActionResource[] }> {
+    const results = await this.enqueuer.enqueueBatch(body.actions, undefined, traceparent);
     return { actions: results.map((r) => r.action) };
   }
 

@@ -31,6 +31,10 @@ import type { ActionStatus, FailurePolicy } from '../vocabulary';
 @Check('actions_attempts_in_range', 'attempts >= 0 AND charged_attempts BETWEEN 0 AND attempts')
 @Check('actions_idempotency_key_length', 'char_length(idempotency_key) BETWEEN 1 AND 200')
 @Check('actions_run_at_in_range', "run_at >= '1970-01-01' AND run_at < '10000-01-01'")
+@Check(
+  'actions_traceparent_format',
+  "traceparent ~ '^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$' AND substr(traceparent, 4, 32) <> repeat('0', 32) AND substr(traceparent, 37, 16) <> repeat('0', 16)",
+)
 @Check('actions_lease_iff_running', "(status = 'running') = (lease_owner IS NOT NULL AND lease_expires_at IS NOT NULL)")
 export class Action {
   /** From `actions_id_seq`, assigned by a trigger under the group lock (no column default). */
@@ -124,4 +128,8 @@ export class Action {
   /** While it runs in an ordered chunk: the id of the chunk's first action (042-ordered-chunks.up.sql). */
   @Column({ name: 'chunk_of', type: 'bigint', nullable: true })
   chunkOf: string | null;
+
+  /** The enqueuer's W3C trace context (`traceparent`, version 00), the parent of each attempt's span (049-trace-context.up.sql). */
+  @Column({ type: 'text', nullable: true })
+  traceparent: string | null;
 }

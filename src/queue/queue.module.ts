@@ -11,6 +11,7 @@ import { AttemptExecutor } from './attempt/attempt-executor.service';
 import { AttemptFinisher } from './attempt/attempt-finisher.service';
 import { AttemptRunner } from './attempt/attempt-runner.service';
 import { ClaimerService } from './claim/claimer.service';
+import { QueueSpans } from '../tracing/queue-spans';
 import { EventLoopWatchdog } from './containment/event-loop-watchdog.service';
 import { StrayErrorGuard } from './containment/stray-error.guard';
 import { WatchdogSharedState } from './containment/watchdog-shared-state';
@@ -42,6 +43,7 @@ import { WorkerSlots } from './instance/worker-slots';
     // Derived once: every part of the worker reads the same figures.
     { provide: LEASE_TIMING, inject: [SETTINGS], useFactory: (settings: QueueSettings) => leaseTiming(settings.LEASE_MS) },
     { provide: WatchdogSharedState, useFactory: () => new WatchdogSharedState() },
+    { provide: QueueSpans, useFactory: () => new QueueSpans() },
     ClaimerService,
     LeaseKeeper,
     HandlerThreads,

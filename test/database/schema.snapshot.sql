@@ -160,7 +160,8 @@ TABLE actions (
   uncharged_losses integer NOT NULL DEFAULT 0,
   group_key text,
   chunk_of bigint,
-  singled_losses integer NOT NULL DEFAULT 0
+  singled_losses integer NOT NULL DEFAULT 0,
+  traceparent text
 );
 
 TABLE instance_losses (
@@ -272,6 +273,8 @@ CONSTRAINT actions_pkey ON actions PRIMARY KEY (id);
 CONSTRAINT actions_run_at_in_range ON actions CHECK (((run_at >= '1970-01-01 00:00:00+00'::timestamp with time zone) AND (run_at < '10000-01-01 00:00:00+00'::timestamp with time zone)));
 
 CONSTRAINT actions_status_valid ON actions CHECK ((status = ANY (ARRAY['pending'::text, 'running'::text, 'done'::text, 'failed'::text, 'cancelled'::text])));
+
+CONSTRAINT actions_traceparent_format ON actions CHECK (((traceparent ~ '^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$'::text) AND (substr(traceparent, 4, 32) <> repeat('0'::text, 32)) AND (substr(traceparent, 37, 16) <> repeat('0'::text, 16))));
 
 CONSTRAINT actions_type_length ON actions CHECK (((char_length(type) >= 1) AND (char_length(type) <= 200)));
 

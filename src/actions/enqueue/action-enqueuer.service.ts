@@ -12,6 +12,7 @@ import { EnqueueInput, EnqueueResult, EnqueueTransaction } from '../enqueue-inpu
 import { ActionRow } from '../sql/action-columns.sql';
 import { INSERT_ACTIONS_SQL, INTERN_GROUP_KEYS_SQL, SELECT_BY_IDEMPOTENCY_KEYS_SQL } from '../sql/enqueue-actions.sql';
 import { retryOnConflict } from './enqueue-conflict.retry';
+import { traceparentToStore } from '../../tracing/traceparent';
 import { EnqueueRules, NormalisedEnqueueInput, normaliseEnqueueInput, repeatedIdempotencyKeyProblem } from './enqueue-input.normaliser';
 
 /** The EntityManager of a transaction given as an EntityManager or a QueryRunner. */
@@ -56,18 +57,29 @@ export class ActionEnqueuer {
     };
   }
 
-  /** One action: see {@link ActionQueue.enqueue}. */
-  async enqueue(input: EnqueueInput, transaction?: EnqueueTransaction): Promise<EnqueueResult> {
-    const [result] = await this.insert([input], managerOf(transaction), () => '');
+  /**
+   * One action: see {@link ActionQueue.enqueue}.
+   * @param traceparentHeader a REST request's `traceparent` header: stored when
+   *   no span is active and it is valid (traceparentToStore).
+   */
+  async enqueue(input: EnqueueInput, transaction?: EnqueueTransaction, traceparentHeader?: string): Promise<EnqueueResult> {
+    const [result] = await this.insert([input], managerOf(transaction), () => '', traceparentHeader);
     return result;
   }
 
-  /** Many actions, all or nothing: see {@link ActionQueue.enqueueBatch}. */
-  enqueueBatch(inputs: EnqueueInput[], transaction?: EnqueueTransaction): Promise<EnqueueResult[]> {
-    return this.insert(inputs, managerOf(transaction), (i) => `actions.${i}.`);
+  /** Many actions, all or nothing: see {@link ActionQueue.enqueueBatch}; `traceparentHeader` as for {@link enqueue}. */
+  enqueueBatch(inputs: EnqueueInput[], transaction?: EnqueueTransaction, traceparentHeader?: string): Promise<EnqueueResult[]> {
+    return this.insert(inputs, managerOf(transaction), (i) => `actions.${i}.`, traceparentHeader);
   }
 
-  private async insert(inputs: EnqueueInput[], manager: EntityManager | undefined, prefix: (i: number) => string): Promise<EnqueueResult[]> {
+  private async insert(
+    inputs: EnqueueInput[],
+    manager: EntityManager | undefined,
+    prefix: (i: number) => string,
+    traceparentHeader: string | undefined,
+  ): Promise<EnqueueResult[]> {
+    // Read here, in the caller's async context, where its active span is.
+    const traceparent = traceparentToStore(traceparentHeader);
     const items = inputs.map((input, i) => {
       const normalised = normaliseEnqueueInput(input, prefix(i), this.rules);
       if (normalised.problem !== undefined) throw new BadRequestException([normalised.problem]);
@@ -103,6 +115,7 @@ export class ActionEnqueuer {
         sorted.map((it) => it.idempotencyKey),
         sorted.map(() => null),
         sorted.map((it) => it.groupKey),
+        traceparent,
       ]);
       const insertedKeys = new Set(inserted.map((r) => r.idempotency_key).filter((k) => k !== null));
       const missingKeys = keys.filter((k) => !insertedKeys.has(k));

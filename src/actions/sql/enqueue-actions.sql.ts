@@ -10,11 +10,13 @@ import { ACTION_COLUMNS } from './action-columns.sql';
  * `$2::text[]` types, `$3::jsonb[]` payloads, `$4::timestamptz[]` run_at (null
  * = now), `$5::int[]` max attempts, `$6::text[]` failure policies,
  * `$7::text[]` idempotency keys, `$8::bigint[]` retry_of, `$9::text[]` string
- * group keys (the trigger interns each into lock_id; src/database/sql/017-group-keys.up.sql).
+ * group keys (the trigger interns each into lock_id; src/database/sql/017-group-keys.up.sql);
+ * `$10::text` the enqueuer's trace context for every row (a W3C traceparent or
+ * null; src/tracing/traceparent.ts).
  */
 export const INSERT_ACTIONS_SQL = `
-INSERT INTO actions (lock_id, type, payload, run_at, max_attempts, on_failure, idempotency_key, retry_of, group_key)
-SELECT lock_id, type, payload, coalesce(run_at, now()), max_attempts, on_failure, idempotency_key, retry_of, group_key
+INSERT INTO actions (lock_id, type, payload, run_at, max_attempts, on_failure, idempotency_key, retry_of, group_key, traceparent)
+SELECT lock_id, type, payload, coalesce(run_at, now()), max_attempts, on_failure, idempotency_key, retry_of, group_key, $10::text
 FROM unnest($1::bigint[], $2::text[], $3::jsonb[], $4::timestamptz[], $5::int[], $6::text[], $7::text[], $8::bigint[], $9::text[])
      WITH ORDINALITY AS t(lock_id, type, payload, run_at, max_attempts, on_failure, idempotency_key, retry_of, group_key, ord)
 ORDER BY ord

@@ -40,4 +40,5 @@ export const MIGRATIONS = [
   sqlFileMigration(1764460800045, 'ChunkMembersLinear', '045-chunk-members-linear'),
   sqlFileMigration(1764460800046, 'FinishWithoutGuard', '046-finish-without-guard'),
   sqlFileMigration(1764460800047, 'SingledLosses', '047-singled-losses'),
+  sqlFileMigration(1764460800049, 'StoreTraceContext', '049-trace-context'),
 ];

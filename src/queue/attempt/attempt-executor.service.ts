@@ -1,4 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { AttemptTrace, QueueSpans } from '../../tracing/queue-spans';
+import type { AttemptEnd } from './attempt-end';
 import { AttemptFinisher, FinishResult } from './attempt-finisher.service';
 import { AttemptRunner } from './attempt-runner.service';
 import { HandlerStop } from '../instance/handler-stop';
@@ -40,6 +42,7 @@ export class AttemptExecutor {
     private readonly slots: WorkerSlots,
     private readonly metrics: WorkerMetrics,
     private readonly typeBackOff: TypeBackOff,
+    private readonly spans: QueueSpans,
   ) {}
 
   /** Attempts not recorded yet. */
@@ -100,7 +103,8 @@ export class AttemptExecutor {
     this.metrics.chunkStarted(head.type, rows.length);
     this.slots.handlerStarting(head.id);
     const startedAt = performance.now();
-    const run = await this.runner.runChunk(rows, handlerStop);
+    const traced = this.spans.startAttempt(rows);
+    const run = await this.spans.within(traced, () => this.runner.runChunk(rows, handlerStop));
     for (const lease of leases) lease.ended = true;
     const seconds = (performance.now() - startedAt) / 1000;
     run.ends.forEach((end, i) => {
@@ -119,7 +123,8 @@ export class AttemptExecutor {
     // The deadline shared by every lease of the chunk (one heartbeat renews them all).
     const deadline = () => Math.min(...leases.map((lease) => lease.deadline));
     let result: FinishResult = { recorded: false, next: [], sentAt: monotonicNow() };
-    if (items.length > 0) result = await this.finisher.finishUnit(items, freesSlot, deadline);
+    if (items.length > 0) result = await this.spans.traceFinish(traced, () => this.finisher.finishUnit(items, freesSlot, deadline));
+    this.endSpan(traced, run.ends[0], items.length > 0 && result.recorded);
     leases.forEach((lease, i) => {
       this.leases.untrack(lease);
       if (!run.ends[i]) this.leases.leaveToExpire(lease);
@@ -140,8 +145,10 @@ export class AttemptExecutor {
     this.metrics.claimed(row.type);
     this.slots.handlerStarting(row.id);
     const startedAt = performance.now();
+    // The handler runs inside its attempt's span (a no-op without an OpenTelemetry SDK).
+    const traced = this.spans.startAttempt([row]);
     // (A claim answered so late that the lease could expire soon is aborted by the LeaseKeeper's next fence check.)
-    const run = await this.runner.run(row, lease.handlerStop, startWhen);
+    const run = await this.spans.within(traced, () => this.runner.run(row, lease.handlerStop, startWhen));
     lease.ended = true;
     const seconds = (performance.now() - startedAt) / 1000;
     this.metrics.handled(row.type, run.end ? run.end.kind : 'abandoned', seconds);
@@ -151,7 +158,12 @@ export class AttemptExecutor {
     // Its slot frees with it only when no earlier (stuck) handler of the action shares it.
     const freesSlot = run.settledAtEnd && this.slots.freesSlotWhenSettled(row.id);
     if (run.end?.pauseTypeMs !== undefined) await this.typeBackOff.pause(row.type, run.end.pauseTypeMs, row.id);
-    if (run.end) result = await this.finisher.finish({ actionId: row.id, attempt: row.attempts, end: run.end }, freesSlot, () => lease.deadline);
+    const end = run.end;
+    if (end)
+      result = await this.spans.traceFinish(traced, () =>
+        this.finisher.finish({ actionId: row.id, attempt: row.attempts, end }, freesSlot, () => lease.deadline),
+      );
+    this.endSpan(traced, end, result.recorded);
     this.leases.untrack(lease);
     if (!run.end) this.leases.leaveToExpire(lease);
     if (run.settledAtEnd) this.slots.handlerSettled(row.id);
@@ -164,6 +176,13 @@ export class AttemptExecutor {
     }
     const retryInMs = result.recorded && run.end?.kind === 'retry' ? run.end.delayMs : undefined;
     return { next: result.next, leasedAt: result.sentAt, retryInMs };
+  }
+
+  /** Ends an attempt's span: its recorded outcome (`lost` when nothing was recorded), an error status when it failed. */
+  private endSpan(traced: AttemptTrace | null, end: AttemptEnd | null | undefined, recorded: boolean): void {
+    if (!traced) return;
+    if (!end || !recorded) return this.spans.endAttempt(traced, 'lost');
+    this.spans.endAttempt(traced, end.outcome, end.kind === 'retry' || end.kind === 'failed' ? (end.error ?? end.outcome) : undefined);
   }
 
   private logFailure(row: LeasedActionRow, kind: string, error: string | undefined, delayMs: number | undefined): void {

@@ -9,7 +9,8 @@ import { ATTEMPT_END_EFFECTS, AttemptToFinish } from './attempt-end';
 import { LeaseTiming } from '../instance/lease-timing';
 import { LEASE_TIMING } from '../instance/lease-timing.token';
 import { monotonicNow } from '../instance/monotonic-clock';
-import { FINISH_CHUNKS_SQL, FinishAttemptsRow } from '../sql/finish-attempts.sql';
+import { FINISH_CHUNKS_SQL, FINISH_CHUNKS_TRACED_SQL, FinishAttemptsRow } from '../sql/finish-attempts.sql';
+import { tracingEnabled } from '../../tracing/tracing-enabled';
 import { groupIntoUnits, LeasedUnit } from '../instance/leased-units';
 import { WORKER_ID } from '../instance/worker-id.token';
 import { WorkerSlots } from '../instance/worker-slots';
@@ -226,7 +227,9 @@ export class AttemptFinisher {
         chunking.types,
         chunking.max,
       ];
-      ({ rows } = await this.pool.query<FinishAttemptsRow>(timedQuery(FINISH_CHUNKS_SQL, values, this.timing.statementTimeoutMs, this.naming)));
+      ({ rows } = await this.pool.query<FinishAttemptsRow>(
+        timedQuery(tracingEnabled() ? FINISH_CHUNKS_TRACED_SQL : FINISH_CHUNKS_SQL, values, this.timing.statementTimeoutMs, this.naming),
+      ));
     } catch (error) {
       this.slots.settle(grant, 0, null);
       throw error;

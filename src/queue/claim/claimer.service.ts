@@ -8,7 +8,9 @@ import { ActionHandlersRegistry } from '../../handlers/action-handlers.registry'
 import { LeaseTiming } from '../instance/lease-timing';
 import { LEASE_TIMING } from '../instance/lease-timing.token';
 import { monotonicNow } from '../instance/monotonic-clock';
-import { CLAIM_CHUNKS_SQL, NEXT_DUE_SQL } from '../sql/claim-actions.sql';
+import { CLAIM_CHUNKS_SQL, CLAIM_CHUNKS_TRACED_SQL, NEXT_DUE_SQL } from '../sql/claim-actions.sql';
+import { QueueSpans } from '../../tracing/queue-spans';
+import { tracingEnabled } from '../../tracing/tracing-enabled';
 import { LeasedActionRow } from '../sql/leased-action.sql';
 import { groupIntoUnits, LeasedUnit } from '../instance/leased-units';
 import { WORKER_ID } from '../instance/worker-id.token';
@@ -43,6 +45,7 @@ export class ClaimerService {
     private readonly registry: ActionHandlersRegistry,
     private readonly metrics: WorkerMetrics,
     @Inject(LEASE_TIMING) private readonly timing: LeaseTiming,
+    private readonly spans: QueueSpans,
   ) {
     this.naming = statementNaming(settings.DATABASE_POOLER);
   }
@@ -80,7 +83,9 @@ export class ClaimerService {
   private async run(limit: number, quarantined: boolean): Promise<Claimed> {
     const sentAt = monotonicNow();
     const chunking = this.registry.chunking();
-    const { rows } = await this.query<LeasedActionRow>(CLAIM_CHUNKS_SQL, [
+    const traced = tracingEnabled();
+    const startTime = Date.now();
+    const { rows } = await this.query<LeasedActionRow>(traced ? CLAIM_CHUNKS_TRACED_SQL : CLAIM_CHUNKS_SQL, [
       this.workerId,
       this.registry.types(),
       this.registry.caps(),
@@ -91,6 +96,7 @@ export class ClaimerService {
       chunking.max,
     ]);
     this.metrics.claimSeconds((monotonicNow() - sentAt) / 1000);
+    if (traced) this.spans.recordClaim(rows, startTime);
     return { rows, sentAt };
   }
 

@@ -1,4 +1,4 @@
-import { leasedActionColumns } from './leased-action.sql';
+import { leasedActionColumns, tracedStatement } from './leased-action.sql';
 
 /**
  * The claim: `aq_claim_actions`, current body in src/database/sql/031-rate-limits.up.sql
@@ -31,3 +31,6 @@ export const NEXT_DUE_SQL = {
   name: 'aq_next_due_with_suspects',
   text: `SELECT wait_ms, suspect_wait_ms FROM aq_next_due($1::text[])`,
 };
+
+/** CLAIM_CHUNKS_SQL also returning each action's `traceparent`, while tracing is enabled (src/tracing/tracing-enabled.ts). */
+export const CLAIM_CHUNKS_TRACED_SQL = tracedStatement(CLAIM_CHUNKS_SQL, 'c');

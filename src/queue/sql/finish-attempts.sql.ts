@@ -1,4 +1,4 @@
-import { LeasedActionRow, leasedActionColumns } from './leased-action.sql';
+import { LeasedActionRow, leasedActionColumns, tracedStatement } from './leased-action.sql';
 
 /**
  * Ends a batch of attempts and takes the next work in the same commit:
@@ -33,3 +33,6 @@ FROM aq_finish_attempts($1::text, $2::bigint[], $3::int[], $4::text[], $5::jsonb
 };
 
 export type FinishAttemptsRow = { kind: 'finished' | 'deferred'; id: string; attempts: number } | ({ kind: 'claimed' } & LeasedActionRow);
+
+/** FINISH_CHUNKS_SQL also returning each taken action's `traceparent`, while tracing is enabled (src/tracing/tracing-enabled.ts). */
+export const FINISH_CHUNKS_TRACED_SQL = tracedStatement(FINISH_CHUNKS_SQL, '(f.leased)');
