@@ -130,6 +130,15 @@ describe('examples installed from the packed tarball', () => {
       expect(report.ok).toBe(true);
       expect(formatTraceReport(report)).toMatch(/^1 actions, 1 trace rows/);
     });
+
+    it('answers npx ordered-action-queue in the app folder, from the installed bin, on the queue the app runs', async () => {
+      const cli = async (...args: string[]) =>
+        JSON.parse(
+          await run('npx', ['--no', 'ordered-action-queue', ...args, '--json'], dirs['embedded-app'], { ...process.env, DATABASE_URL: db.url }),
+        ) as Record<string, unknown>;
+      expect(await cli('schema-version')).toMatchObject({ schema: 'action_queue', pending: [], newer: [], runnable: true });
+      expect(await cli('status')).toMatchObject({ byStatus: { pending: 0, running: 0, done: 1 } });
+    });
   });
 
   it('installs no embedded PostgreSQL into an app: the server is an optional peer dependency', () => {
