@@ -19,6 +19,7 @@ const LAYERS: ReadonlyArray<{ units: string[]; what: string }> = [
   { units: ['config', 'tracing'], what: 'the validated settings; the trace context and spans (on @opentelemetry/api only)' },
   { units: ['database'], what: 'connections, migrations and the schema runner' },
   { units: ['http', 'metrics', 'dashboard', 'testing'], what: 'the HTTP helpers of the routes, the metrics registry, the dashboard files, the testing entry' },
+  { units: ['events'], what: 'the lifecycle events: the sink both halves publish to after a commit, the listeners of the host app' },
   { units: ['queue', 'actions'], what: 'the worker half and the API half, independent of each other' },
   { units: ['retention', 'health', 'metrics-endpoint', 'demo'], what: 'jobs and routes beside the two halves' },
   {

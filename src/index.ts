@@ -52,6 +52,23 @@ export type {
 export type { QueueStats } from './actions/stats/queue-stats.reader';
 export type { ActionStatus, AttemptOutcome, FailurePolicy } from './vocabulary';
 
+// Lifecycle events, in-process (after commit, at most once).
+export { OnQueueEvent } from './events/on-queue-event.decorator';
+export { QueueEvents } from './events/queue-events';
+export type { QueueEventListener, QueueEventListenerOptions } from './events/queue-events';
+export { QUEUE_EVENT_NAMES } from './events/queue-event-names';
+export type { QueueEventName } from './events/queue-event-names';
+export type {
+  ActionCancelledEvent,
+  ActionCompletedEvent,
+  ActionFailedEvent,
+  ActionRetriedEvent,
+  GroupBlockedEvent,
+  GroupUnblockedEvent,
+  QueueEventBase,
+  QueueEventPayloads,
+} from './events/queue-event-payloads';
+
 // Settings and the service starter.
 export type { QueueSettings, ServiceSettings } from './config/settings';
 export { bootstrapActionQueueService } from './service/action-queue-service.starter';

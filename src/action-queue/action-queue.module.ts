@@ -3,6 +3,7 @@ import { ActionsModule } from '../actions/actions.module';
 import { QueueSettings } from '../config/settings';
 import { SETTINGS } from '../config/settings.token';
 import { DatabaseModule } from '../database/database.module';
+import { EventsModule } from '../events/events.module';
 import { QUEUE_DATABASE_CONFIG, QueueDatabaseConfig } from '../database/queue-database-config';
 import { MetricsModule } from '../metrics/metrics.module';
 import { QueueModule } from '../queue/queue.module';
@@ -90,7 +91,7 @@ function assemble(
     // Global like TypeOrmModule's core: the queue's tokens reach its inner
     // modules (and ActionsService the app's) without re-exports at each level.
     global: true,
-    imports: [...imports, MetricsModule, DatabaseModule, ActionsModule, QueueModule, RetentionModule, SchedulesModule, ...routeModules(routes)],
+    imports: [...imports, MetricsModule, DatabaseModule, EventsModule, ActionsModule, QueueModule, RetentionModule, SchedulesModule, ...routeModules(routes)],
     providers: [
       optionsProvider,
       settingsProvider,
@@ -104,7 +105,7 @@ function assemble(
         }),
       },
     ],
-    exports: [ACTION_QUEUE_OPTIONS, SETTINGS, WORKER_ID, QUEUE_DATABASE_CONFIG, ActionsModule],
+    exports: [ACTION_QUEUE_OPTIONS, SETTINGS, WORKER_ID, QUEUE_DATABASE_CONFIG, ActionsModule, EventsModule],
   };
 }
 

@@ -3,6 +3,8 @@ import type { Pool } from 'pg';
 import { PG_POOL } from '../database/pg-pool.provider';
 import { SELECT_GROUP_KEY_LOCK_ID_SQL } from '../actions/sql/manage-actions.sql';
 import { groupDepthLimitOfDatabase } from '../actions/group-depth-limit.error';
+import { CommandedAction, publishCancel, publishRetry } from '../actions/commands/command-events';
+import { QueueEventSink } from '../events/queue-event-sink';
 import { BulkOperationResource, BulkOperationRow, toBulkOperationResource } from './bulk-operation.resource';
 import { BulkFilterDto } from './dto/bulk-operation.dto';
 import {
@@ -35,13 +37,18 @@ export const BULK_ACCEPTED_STATUSES: Record<'retry' | 'cancel', string[]> = { re
  * Retries or cancels every action matching a filter, with a dry run, in
  * chunks of {@link BULK_CHUNK_SIZE} taken in id order (one transaction each),
  * through the same statements as the single-action routes; every operation,
- * dry runs included, is recorded in action_bulk_operations.
+ * dry runs included, is recorded in action_bulk_operations. Each chunk's
+ * changes are reported to the lifecycle events once it committed, as the
+ * single-action commands report theirs.
  */
 @Injectable()
 export class BulkOperationsService {
   private readonly logger = new Logger(BulkOperationsService.name);
 
-  constructor(@Inject(PG_POOL) private readonly pool: Pool) {}
+  constructor(
+    @Inject(PG_POOL) private readonly pool: Pool,
+    private readonly events: QueueEventSink,
+  ) {}
 
   /**
    * Runs one operation and answers its audit row.
@@ -102,14 +109,23 @@ export class BulkOperationsService {
       try {
         await client.query('BEGIN ISOLATION LEVEL READ COMMITTED');
         let changed = 0;
+        let report: () => void;
         if (operation === 'cancel') {
-          changed = (await client.query(CANCEL_CHUNK_SQL, [ids])).rowCount ?? 0;
+          const { rows } = await client.query<CommandedAction & { status: string; previous_status: string }>(CANCEL_CHUNK_SQL, [ids]);
+          changed = rows.length;
+          report = () => rows.forEach((row) => publishCancel(this.events, row, row.status === 'cancelled', row.previous_status));
         } else {
-          changed = (await client.query(RETRY_BLOCKED_CHUNK_SQL, [ids])).rowCount ?? 0;
-          changed += (await client.query(RETRY_SKIPPED_CHUNK_SQL, [ids])).rowCount ?? 0;
+          const inPlace = (await client.query<CommandedAction>(RETRY_BLOCKED_CHUNK_SQL, [ids])).rows;
+          const copies = (await client.query<CommandedAction & { retry_of: string }>(RETRY_SKIPPED_CHUNK_SQL, [ids])).rows;
+          changed = inPlace.length + copies.length;
+          report = () => {
+            inPlace.forEach((row) => publishRetry(this.events, row, row.id));
+            copies.forEach((copy) => publishRetry(this.events, { ...copy, id: copy.retry_of }, copy.id));
+          };
         }
         await client.query(ADD_APPLIED_SQL, [auditId, changed]);
         await client.query('COMMIT');
+        report();
       } catch (error) {
         await client.query('ROLLBACK').catch(() => undefined);
         throw error;

@@ -2,6 +2,7 @@ import { userInfo } from 'node:os';
 import { Command } from 'commander';
 import { BulkOperationResource } from '../bulk-operations/bulk-operation.resource';
 import { BULK_ACCEPTED_STATUSES, BulkOperationsService } from '../bulk-operations/bulk-operations.service';
+import { NO_QUEUE_EVENTS } from '../events/no-queue-events';
 import { BulkFilterDto } from '../bulk-operations/dto/bulk-operation.dto';
 import { CliFailure } from './cli-failure';
 import { CommonOptions, runCommand, withCommonOptions } from './cli-command';
@@ -50,7 +51,7 @@ export function registerBulkCommand(program: Command, operation: 'retry' | 'canc
       requireRunnable: true,
       input: () => filterOf(operation, options),
       run: async (session, filter) => {
-        const done = await new BulkOperationsService(session.pool).run(operation, filter, options.apply !== true, cliActor());
+        const done = await new BulkOperationsService(session.pool, NO_QUEUE_EVENTS).run(operation, filter, options.apply !== true, cliActor());
         return { json: done, text: describe(done) };
       },
     }),

@@ -47,6 +47,12 @@ export const LEGACY_METRIC_NAMES: ReadonlyMap<string, string> = new Map([
   ['action_queue_chunk_size', 'actions_chunk_size'],
 ]);
 
+/** Lifecycle events a listener missed because its backlog was full (src/events/), by `event`. New in 0.4: no old name. */
+export const EVENTS_DROPPED_TOTAL = `${METRIC_PREFIX}events_dropped_total`;
+
+/** Metrics added in 0.4, which have no old name to serve (METRICS_LEGACY_NAMES). */
+export const METRICS_NEW_IN_0_4: ReadonlySet<string> = new Set([EVENTS_DROPPED_TOTAL]);
+
 /** Sample suffixes of histograms and summaries after their family's name. */
 const SAMPLE_SUFFIXES = ['_bucket', '_sum', '_count'];
 

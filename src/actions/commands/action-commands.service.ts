@@ -3,12 +3,14 @@ import { ConflictException, Inject, Injectable, NotFoundException } from '@nestj
 import { DataSource, EntityManager } from 'typeorm';
 import { QueueSettings } from '../../config/settings';
 import { SETTINGS } from '../../config/settings.token';
+import { QueueEventSink } from '../../events/queue-event-sink';
 import { QUEUE_DATA_SOURCE } from '../../database/queue-data-source.token';
 import { stringifyJson } from '../../http/json-text';
 import { ActionCommandResource, toActionCommandResource, toActionResource } from '../action.resource';
 import { payloadLimitOfDatabase, violates } from '../database-errors';
 import { ActionRow } from '../sql/action-columns.sql';
 import { INSERT_ACTIONS_SQL } from '../sql/enqueue-actions.sql';
+import { publishCancel, publishRetry } from './command-events';
 import { CANCEL_ACTION_SQL, LOCK_FAILED_SKIP_SQL, NOTIFY_READY_SQL, RETRY_IN_PLACE_SQL, SELECT_ACTION_SQL } from '../sql/manage-actions.sql';
 
 /** A row a command (cancel, retry) returned: see COMMAND_RESULT_COLUMNS in sql/manage-actions.sql.ts. */
@@ -23,12 +25,16 @@ function updatedRows<T>(result: unknown): T[] {
   return result as T[];
 }
 
-/** The operators' commands on one action: cancel and retry (manage-actions.sql.ts). */
+/**
+ * The operators' commands on one action: cancel and retry (manage-actions.sql.ts).
+ * Each reports what it changed to the lifecycle events once committed (command-events.ts).
+ */
 @Injectable()
 export class ActionCommands {
   constructor(
     @Inject(QUEUE_DATA_SOURCE) private readonly dataSource: DataSource,
     @Inject(SETTINGS) private readonly settings: QueueSettings,
+    private readonly events: QueueEventSink,
   ) {}
 
   /**
@@ -37,8 +43,12 @@ export class ActionCommands {
    * @throws NotFoundException (404), ConflictException (409) when done or cancelled already.
    */
   async cancel(id: string): Promise<ActionCommandResource> {
-    const [row] = updatedRows<CommandRow>(await this.dataSource.query(CANCEL_ACTION_SQL, [id, this.settings.MAX_RESPONSE_BYTES]));
-    if (row) return toActionCommandResource(row);
+    const [row] = updatedRows<CommandRow & { previous_status: string }>(await this.dataSource.query(CANCEL_ACTION_SQL, [id, this.settings.MAX_RESPONSE_BYTES]));
+    if (row) {
+      // One statement outside a transaction: committed once it answered.
+      publishCancel(this.events, row, row.status === 'cancelled', row.previous_status);
+      return toActionCommandResource(row);
+    }
     throw await this.stateConflict(id, 'cancel', 'pending, running or failed');
   }
 
@@ -51,11 +61,14 @@ export class ActionCommands {
   async retry(id: string): Promise<ActionCommandResource> {
     const [inPlace] = updatedRows<CommandRow>(await this.dataSource.query(RETRY_IN_PLACE_SQL, [id, this.settings.MAX_RESPONSE_BYTES]));
     if (inPlace) {
+      // Committed (one statement outside a transaction): reported before the wake-up, so it comes before the next attempt's events.
+      publishRetry(this.events, inPlace, inPlace.id);
       // The head is claimable again: wake the workers now rather than at their next poll.
       await this.dataSource.query(NOTIFY_READY_SQL);
       return toActionCommandResource(inPlace);
     }
-    return this.dataSource.transaction('READ COMMITTED', async (m) => {
+    let retried: { original: ActionRow; copyId: string } | undefined;
+    const resource = await this.dataSource.transaction('READ COMMITTED', async (m): Promise<ActionCommandResource> => {
       const [failed]: (ActionRow & { retried_as: string | null })[] = await m.query(LOCK_FAILED_SKIP_SQL, [id]);
       // On the transaction's own connection: asking the pool for a second one
       // while holding this one can exhaust it under concurrent retries.
@@ -76,6 +89,7 @@ export class ActionCommands {
           // Both names of the group: the trigger accepts them when they agree.
           [failed.group_key],
         ]);
+        retried = { original: failed, copyId: copy.id };
         // The copy has no result or error yet: its payload is all there is to bound.
         const contentOmitted = Buffer.byteLength(payloadText) > this.settings.MAX_RESPONSE_BYTES;
         return { ...toActionResource(contentOmitted ? { ...copy, payload: {} } : copy), contentOmitted };
@@ -91,6 +105,9 @@ export class ActionCommands {
         );
       }
     });
+    // transaction() resolved: the copy is committed.
+    if (retried) publishRetry(this.events, retried.original, retried.copyId);
+    return resource;
   }
 
   /**

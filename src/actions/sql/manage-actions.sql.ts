@@ -136,16 +136,22 @@ const COMMAND_RESULT_COLUMNS = actionColumnsOmitting('size.omit');
  * heartbeat aborts the handler, and the action ends `cancelled` once the
  * handler has stopped or its lease has expired (007 and 008 in
  * src/database/sql), so its group moves on only then. `$1::bigint` id,
- * `$2::bigint` MAX_RESPONSE_BYTES; returns {@link COMMAND_RESULT_COLUMNS}.
+ * `$2::bigint` MAX_RESPONSE_BYTES; returns {@link COMMAND_RESULT_COLUMNS}
+ * and `previous_status`, the status before the cancel (for the lifecycle
+ * events: a failed head's cancel unblocks its group). It is read from the
+ * statement's snapshot: when a concurrent change (the worker ending the
+ * attempt) went first, the row updated is the newer one and this column may
+ * still name the older status, so at worst the `unblocked` event of that race
+ * is missed (events are at most once; the row is the record).
  */
 export const CANCEL_ACTION_SQL = `
 UPDATE actions
 SET status              = CASE WHEN status = 'running' THEN status ELSE 'cancelled' END,
     finished_at         = CASE WHEN status = 'running' THEN finished_at ELSE clock_timestamp() END,
     cancel_requested_at = coalesce(cancel_requested_at, clock_timestamp())
-FROM ${COMMAND_SIZE} AS size
+FROM ${COMMAND_SIZE} AS size, (SELECT status AS previous_status FROM actions WHERE id = $1::bigint) AS prev
 WHERE id = $1::bigint AND status IN ('pending', 'failed', 'running')
-RETURNING ${COMMAND_RESULT_COLUMNS}`;
+RETURNING ${COMMAND_RESULT_COLUMNS}, prev.previous_status`;
 
 /**
  * Retry in place (policy `block`): the failed head becomes pending again, still

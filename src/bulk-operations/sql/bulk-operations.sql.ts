@@ -38,14 +38,15 @@ ORDER BY a.id LIMIT $8::int`;
 /**
  * Retry in place (policy `block`), as POST /actions/:id/retry does one
  * (RETRY_IN_PLACE_SQL in src/actions/sql/manage-actions.sql.ts): pending
- * again, same id, so the group keeps its order. `$1::bigint[]` ids. Returns the ids.
+ * again, same id, so the group keeps its order. `$1::bigint[]` ids. Returns
+ * the actions' ids, lock ids, types, group keys and policies (the lifecycle events').
  */
 export const RETRY_BLOCKED_CHUNK_SQL = `
 UPDATE actions
 SET status = 'pending', run_at = now(), finished_at = NULL, charged_attempts = 0,
     cancel_requested_at = NULL, quarantined = false, uncharged_losses = 0
 WHERE id = ANY($1::bigint[]) AND status = 'failed' AND on_failure = 'block'
-RETURNING id`;
+RETURNING id::text AS id, lock_id::text AS lock_id, type, group_key, on_failure`;
 
 /**
  * Retry as copies (policy `skip`), as POST /actions/:id/retry does one: each
@@ -53,7 +54,8 @@ RETURNING id`;
  * unique index). Rows in lock_id, then id order: the insert trigger then
  * locks groups in lock_id order as every writer does, and the copies of one
  * group take ids in the order of the originals, so they run in that order.
- * `$1::bigint[]` ids. Returns the copies' ids.
+ * `$1::bigint[]` ids. Returns the copies' ids with their originals' (`retry_of`),
+ * lock ids, types, group keys and policies (the lifecycle events').
  */
 export const RETRY_SKIPPED_CHUNK_SQL = `
 INSERT INTO actions (lock_id, group_key, type, payload, max_attempts, on_failure, retry_of)
@@ -63,21 +65,25 @@ WHERE a.id = ANY($1::bigint[]) AND a.status = 'failed' AND a.on_failure = 'skip'
   AND NOT EXISTS (SELECT 1 FROM actions AS r WHERE r.retry_of = a.id)
 ORDER BY a.lock_id NULLS LAST, a.id
 ON CONFLICT (retry_of) WHERE retry_of IS NOT NULL DO NOTHING
-RETURNING id`;
+RETURNING id::text AS id, lock_id::text AS lock_id, type, group_key, on_failure, retry_of::text AS retry_of`;
 
 /**
  * Cancel, the statement of POST /actions/:id/cancel (CANCEL_ACTION_SQL) for
  * many: pending and failed end `cancelled` at once; a running one gets its
  * cancellation request (its holder is notified, 013) and ends `cancelled`
- * once its handler stopped. `$1::bigint[]` ids. Returns the ids.
+ * once its handler stopped. `$1::bigint[]` ids. Returns the ids, lock ids,
+ * types, group keys, policies, new statuses and the statuses before
+ * (`previous_status`, read from the statement's snapshot as CANCEL_ACTION_SQL
+ * reads it) for the lifecycle events.
  */
 export const CANCEL_CHUNK_SQL = `
 UPDATE actions
 SET status              = CASE WHEN status = 'running' THEN status ELSE 'cancelled' END,
     finished_at         = CASE WHEN status = 'running' THEN finished_at ELSE clock_timestamp() END,
     cancel_requested_at = coalesce(cancel_requested_at, clock_timestamp())
-WHERE id = ANY($1::bigint[]) AND status IN ('pending', 'failed', 'running')
-RETURNING id`;
+FROM (SELECT p.id AS previous_id, p.status AS previous_status FROM actions AS p WHERE p.id = ANY($1::bigint[])) AS prev
+WHERE id = ANY($1::bigint[]) AND id = prev.previous_id AND status IN ('pending', 'failed', 'running')
+RETURNING id::text AS id, lock_id::text AS lock_id, type, group_key, on_failure, status, prev.previous_status`;
 
 /** Opens an audit row. `$1` operation, `$2::boolean` dry run, `$3::jsonb` filter, `$4` actor, `$5::bigint` matched. */
 export const INSERT_BULK_OPERATION_SQL = `

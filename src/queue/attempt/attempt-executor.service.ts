@@ -1,6 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AttemptTrace, QueueSpans } from '../../tracing/queue-spans';
 import type { AttemptEnd } from './attempt-end';
+import { QueueEventSink } from '../../events/queue-event-sink';
+import { publishAttemptEnd } from './attempt-end-events';
 import { AttemptFinisher, FinishResult } from './attempt-finisher.service';
 import { AttemptRunner } from './attempt-runner.service';
 import { HandlerStop } from '../instance/handler-stop';
@@ -25,7 +27,8 @@ export interface Continuation {
 /**
  * Takes one leased action through one attempt: keeps its lease alive
  * (LeaseKeeper), runs it (AttemptRunner), records how it ended
- * (AttemptFinisher), and frees its slot when the handler has returned. The
+ * (AttemptFinisher), frees its slot when the handler has returned, and
+ * reports the recorded end to the lifecycle events (posted, never awaited). The
  * flow is one-way: what the finishing statement took for this worker comes
  * back as the result, for the caller to execute next.
  */
@@ -43,6 +46,7 @@ export class AttemptExecutor {
     private readonly metrics: WorkerMetrics,
     private readonly typeBackOff: TypeBackOff,
     private readonly spans: QueueSpans,
+    private readonly events: QueueEventSink,
   ) {}
 
   /** Attempts not recorded yet. */
@@ -122,9 +126,14 @@ export class AttemptExecutor {
     });
     // The deadline shared by every lease of the chunk (one heartbeat renews them all).
     const deadline = () => Math.min(...leases.map((lease) => lease.deadline));
-    let result: FinishResult = { recorded: false, next: [], sentAt: monotonicNow() };
+    let result: FinishResult = { recorded: false, recordedEach: [], next: [], sentAt: monotonicNow() };
     if (items.length > 0) result = await this.spans.traceFinish(traced, () => this.finisher.finishUnit(items, freesSlot, deadline));
     this.endSpan(traced, run.ends[0], items.length > 0 && result.recorded);
+    // After the commit, each member the fence accepted (items keep the rows' order, skipping those with no end).
+    const ended = rows.filter((_row, i) => run.ends[i]);
+    items.forEach((item, i) => {
+      if (result.recordedEach[i]) publishAttemptEnd(this.events, ended[i], item.end);
+    });
     leases.forEach((lease, i) => {
       this.leases.untrack(lease);
       if (!run.ends[i]) this.leases.leaveToExpire(lease);
@@ -154,7 +163,7 @@ export class AttemptExecutor {
     this.metrics.handled(row.type, run.end ? run.end.kind : 'abandoned', seconds);
     if (run.end && run.end.outcome !== 'done' && run.end.kind !== 'released') this.logFailure(row, run.end.kind, run.end.error, run.end.delayMs);
     if (!run.settledAtEnd) this.watchStuck(row, run.settled, run.end?.outcome ?? 'aborted');
-    let result: FinishResult = { recorded: false, next: [], sentAt: monotonicNow() };
+    let result: FinishResult = { recorded: false, recordedEach: [], next: [], sentAt: monotonicNow() };
     // Its slot frees with it only when no earlier (stuck) handler of the action shares it.
     const freesSlot = run.settledAtEnd && this.slots.freesSlotWhenSettled(row.id);
     if (run.end?.pauseTypeMs !== undefined) await this.typeBackOff.pause(row.type, run.end.pauseTypeMs, row.id);
@@ -164,6 +173,8 @@ export class AttemptExecutor {
         this.finisher.finish({ actionId: row.id, attempt: row.attempts, end }, freesSlot, () => lease.deadline),
       );
     this.endSpan(traced, end, result.recorded);
+    // After the commit (the finisher resolves once its statement committed), and only for an end the fence accepted.
+    if (end && result.recorded) publishAttemptEnd(this.events, row, end);
     this.leases.untrack(lease);
     if (!run.end) this.leases.leaveToExpire(lease);
     if (run.settledAtEnd) this.slots.handlerSettled(row.id);

@@ -61,6 +61,8 @@ const DEFERRALS_BEFORE_WARNING = 5;
 export interface FinishResult {
   /** false: fenced (the lease was lost) or abandoned (shutting down, the database stayed away until the lease could expire). */
   recorded: boolean;
+  /** For each attempt of the unit, in the order given: whether it was recorded (a chunk's members are fenced one by one). */
+  recordedEach: boolean[];
   /** Hand-offs and claims of the statement that recorded it, as units (each has its slot reserved already). */
   next: LeasedUnit[];
   /** When that statement was sent (monotonic ms): the leases of `next` last at least LEASE_MS from then. */
@@ -201,7 +203,7 @@ export class AttemptFinisher {
       this.logger.warn(
         `Gave up recording attempt ${w.items[0].attempt} of action ${w.items[0].actionId}${w.items.length > 1 ? ` and ${w.items.length - 1} more of its chunk` : ''}: shutting down, and its lease expired while the database was unreachable`,
       );
-      w.resolve({ recorded: false, next: [], sentAt: now });
+      w.resolve({ recorded: false, recordedEach: w.items.map(() => false), next: [], sentAt: now });
     }
     this.queue = this.queue.filter((w) => !expired(w));
   }
@@ -255,7 +257,8 @@ export class AttemptFinisher {
         continue;
       }
       // The taken actions go to the first attempt resolved: its executor starts them.
-      w.resolve({ recorded: w.items.some((item) => recorded.has(key(item))), next: carried?.units ?? [], sentAt: carried?.sentAt ?? sentAt });
+      const recordedEach = w.items.map((item) => recorded.has(key(item)));
+      w.resolve({ recorded: recordedEach.includes(true), recordedEach, next: carried?.units ?? [], sentAt: carried?.sentAt ?? sentAt });
       carried = null;
     }
     // Every attempt of this batch was deferred: a later one carries what was taken.
