@@ -9,6 +9,8 @@ import { otherReleaseSessions } from '../release/other-release-sessions';
 import { RELEASE_VERSION } from '../release/release-version';
 import { LIFT_DBA_SESSION_LIMITS } from './dba-session-limits';
 import { holdsRelease01Schema, RELEASE_0_1_MIGRATIONS, upgradeRelease01Schema } from './release-0.1-upgrade';
+import { applyDefinitions, pendingDefinitions, refuseNewerDefinitions } from './apply-definitions';
+import { MIGRATION_LOCK_KEY } from './migration-lock';
 
 /** What {@link MigrationsService.schemaState} reads: the queue's migrations in a database against this release's. */
 export interface QueueSchemaState {
@@ -26,9 +28,6 @@ export interface QueueSchemaState {
   release01: boolean;
 }
 
-/** Advisory lock key that serialises migrations across instances starting together. */
-const MIGRATION_LOCK_KEY = 7_461_625_001;
-
 /** Names of the queue's migrations, in order (TypeORM's `<Name><timestamp>`). */
 const MIGRATION_NAMES = MIGRATIONS.map((migration) => migration.name);
 
@@ -41,11 +40,14 @@ const MIGRATION_NAMES = MIGRATIONS.map((migration) => migration.name);
  * options, so the app's own migration list and table are never touched.
  *
  * Before the chain it converts a release 0.1 database in place (see
- * upgradeRelease01Schema). It refuses a schema newer than this release
- * knows (a migration recorded that is not in its list): an older instance
- * never runs against a newer release's tables and functions. It applies no
- * migration while an instance of another release is connected (known by its
- * connections' `application_name`, see otherReleaseSessions).
+ * upgradeRelease01Schema); after it, under the same lock, it applies the
+ * current definitions of the functions, trigger functions and views whose
+ * files changed (applyDefinitions). It refuses a schema newer than this
+ * release knows (a migration recorded that is not in its list, or a
+ * definition applied by a newer release): an older instance never runs
+ * against a newer release's tables and functions. It applies no migration
+ * nor definition while an instance of another release is connected (known
+ * by its connections' `application_name`, see otherReleaseSessions).
  *
  * The queue's schema (DATABASE_SCHEMA) is created when missing; every
  * migration runs with its transaction's search_path set to exactly that
@@ -83,6 +85,10 @@ export class MigrationsService implements OnModuleInit {
       if (pending.length > 0) {
         throw new Error(`The action queue's migrations ${pending.join(', ')} are not applied; start once with runMigrations: true`);
       }
+      const definitions = await pendingDefinitions(this.database.dataSource, this.schema);
+      if (definitions.length > 0) {
+        throw new Error(`The action queue's definitions ${definitions.join(', ')} are not applied; start once with runMigrations: true`);
+      }
     } else {
       const dataSource = this.database.owned ? this.database.dataSource : await migrationDataSource(this.database.dataSource, this.schema);
       try {
@@ -97,7 +103,7 @@ export class MigrationsService implements OnModuleInit {
 
   /** Whether every known migration is applied (for readiness). */
   async allApplied(): Promise<boolean> {
-    return (await this.pending()).length === 0;
+    return (await this.pending()).length === 0 && (await pendingDefinitions(this.database.dataSource, this.schema)).length === 0;
   }
 
   /**
@@ -146,7 +152,7 @@ export class MigrationsService implements OnModuleInit {
       if (await upgradeRelease01Schema(dataSource, MIGRATIONS_TABLE)) {
         this.logger.log('Converted the version 0.1 queue schema in place (pending, running and failed actions, history and idempotency keys kept)');
       }
-      const pending = await this.pending();
+      const pending = [...(await this.pending()), ...(await pendingDefinitions(dataSource, this.schema)).map((name) => `definition ${name}`)];
       const others = pending.length > 0 ? await otherReleaseSessions(dataSource) : [];
       if (others.length > 0) {
         throw new Error(
@@ -157,6 +163,8 @@ export class MigrationsService implements OnModuleInit {
       }
       const applied = await dataSource.runMigrations({ transaction: 'each' });
       if (applied.length > 0) this.logger.log(`Applied migrations: ${applied.map((m) => m.name).join(', ')}`);
+      const definitions = await applyDefinitions(dataSource, this.schema, { lockHeld: true });
+      if (definitions.length > 0) this.logger.log(`Applied definitions: ${definitions.join(', ')}`);
     } finally {
       await lockRunner.rollbackTransaction().catch(() => undefined);
       await lockRunner.release();
@@ -226,9 +234,11 @@ export class MigrationsService implements OnModuleInit {
   /**
    * Throws when the database records a migration this release does not know:
    * a later release migrated it, and this instance's statements may no longer
-   * fit its tables and functions (README, "Upgrading").
+   * fit its tables and functions (README, "Upgrading"); or when a definition
+   * was applied by a newer release (refuseNewerDefinitions).
    */
   private async refuseNewerSchema(): Promise<void> {
+    await refuseNewerDefinitions(this.database.dataSource, this.schema);
     const known = new Set([...MIGRATION_NAMES, ...RELEASE_0_1_MIGRATIONS]);
     const unknown = (await this.applied()).filter((name) => !known.has(name));
     if (unknown.length > 0) {

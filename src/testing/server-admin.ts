@@ -34,9 +34,10 @@ export async function dropDatabaseOn(serverUrl: string, name: string): Promise<v
 }
 
 /**
- * Applies every migration of the queue to the database at `url`, as the
- * service's start-up does (the schema chosen the same way and created when
- * missing, one transaction per migration), and closes its connections
+ * Applies every migration of the queue to the database at `url`, then the
+ * current definitions (apply-definitions.ts, under the migration lock), as
+ * the service's start-up does (the schema chosen the same way and created
+ * when missing, one transaction per migration), and closes its connections
  * before returning.
  *
  * @param poolSize connections the migrating data source may open (default 1).
@@ -48,11 +49,13 @@ export async function migrateDatabase(url: string, poolSize = 1): Promise<string
   const { DataSource } = await import('typeorm');
   const { buildDataSourceOptions } = await import('../database/data-source-options');
   const { chooseQueueSchemaAt } = await import('../database/queue-schema-choice');
+  const { applyDefinitions } = await import('../database/apply-definitions');
   const { schema } = await chooseQueueSchemaAt(url, undefined, { createMissing: true });
   const dataSource = new DataSource(buildDataSourceOptions(url, poolSize, { schema, pooler: 'none' }));
   await dataSource.initialize();
   try {
     await dataSource.runMigrations({ transaction: 'each' });
+    await applyDefinitions(dataSource, schema, { lockHeld: false });
   } finally {
     await dataSource.destroy();
   }

@@ -2,15 +2,13 @@ import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { loadSettings } from '../../src/config/settings';
 import { buildDataSourceOptions, MIGRATIONS } from '../../src/database/data-source-options';
+import { MIGRATION_LOCK_KEY } from '../../src/database/migration-lock';
 import { MigrationsService } from '../../src/database/migrations.service';
 import { DEFAULT_PLACEMENT, LEGACY_PLACEMENT, QueuePlacement } from '../../src/database/queue-schema';
 import { upgradeRelease01Schema } from '../../src/database/release-0.1-upgrade';
 import { migratedUpTo } from '../fixtures/previous-releases';
 import { createRelease01Schema } from '../fixtures/schema-0.1/release-0.1-schema';
 import { sleep, waitFor, waitForLockWaiters, withTestDatabase } from '../support';
-
-/** The migration lock's key (src/database/migrations.service.ts). */
-const MIGRATION_LOCK_KEY = 7_461_625_001;
 
 /** A DBA's limit in these tests (ms); the tests outwait it three times over. */
 const DBA_LIMIT_MS = 200;

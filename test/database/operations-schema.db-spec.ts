@@ -4,6 +4,7 @@ import { promisify } from 'node:util';
 import { DataSource } from 'typeorm';
 import { buildDataSourceOptions, MIGRATIONS } from '../../src/database/data-source-options';
 import { SETTING_NAMES } from '../../src/config/settings';
+import { DEFINITION_MANIFEST } from '../../src/database/functions/definition-manifest';
 import { DEFAULT_QUEUE_SCHEMA } from '../../src/database/queue-schema';
 import { withTestDatabase } from '../support';
 
@@ -32,12 +33,29 @@ describe('schema: migrations are the source of truth', () => {
     }
   }
 
+  /** Rows of schema_definitions, or null when the table does not exist. */
+  async function definitionsRecorded(): Promise<number | null> {
+    const ds = new DataSource(buildDataSourceOptions(db.url, 2));
+    await ds.initialize();
+    try {
+      const [{ t }]: { t: string | null }[] = await ds.query(`SELECT to_regclass('${DEFAULT_QUEUE_SCHEMA}.schema_definitions')::text AS t`);
+      if (t === null) return null;
+      const [{ n }]: { n: number }[] = await ds.query(`SELECT count(*)::int AS n FROM ${t}`);
+      return n;
+    } finally {
+      await ds.destroy();
+    }
+  }
+
   it('applies and reverts migrations with the npm scripts (TypeORM CLI, ormconfig.ts)', async () => {
     await npmRun('migration:run');
     const names = MIGRATIONS.map((m) => new m().name ?? m.name);
     expect(await applied()).toEqual(names);
+    // Its second step applied the definitions (scripts/apply-definitions.ts).
+    expect(await definitionsRecorded()).toBe(DEFINITION_MANIFEST.length);
     await npmRun('migration:revert');
     expect(await applied()).toEqual(names.slice(0, -1));
+    expect(await definitionsRecorded()).toBeNull(); // 048's down dropped the table
   });
 
   it('has entities that match the migrated schema (no drift: migration:generate --check would be empty)', async () => {

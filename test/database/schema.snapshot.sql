@@ -170,6 +170,13 @@ TABLE instance_losses (
   last_lost_at timestamp with time zone NOT NULL
 );
 
+TABLE schema_definitions (
+  name text NOT NULL,
+  sha256 text NOT NULL,
+  release text NOT NULL,
+  applied_at timestamp with time zone NOT NULL DEFAULT now()
+);
+
 VIEW action_groups AS
  SELECT l.lock_id,
      ( SELECT a.id
@@ -280,6 +287,8 @@ CONSTRAINT actions_type_length ON actions CHECK (((char_length(type) >= 1) AND (
 
 CONSTRAINT instance_losses_pkey ON instance_losses PRIMARY KEY (worker_id);
 
+CONSTRAINT schema_definitions_pkey ON schema_definitions PRIMARY KEY (name);
+
 CREATE INDEX action_schedules_next_tick_idx ON action_queue.action_schedules USING btree (next_tick_at);
 
 CREATE INDEX actions_blocked_idx ON action_queue.actions USING btree (lock_id, id) WHERE ((status = 'failed'::text) AND holds_group);
@@ -343,6 +352,8 @@ CREATE UNIQUE INDEX actions_pkey ON action_queue.actions USING btree (id);
 CREATE UNIQUE INDEX actions_retry_of_uq ON action_queue.actions USING btree (retry_of) WHERE (retry_of IS NOT NULL);
 
 CREATE UNIQUE INDEX instance_losses_pkey ON action_queue.instance_losses USING btree (worker_id);
+
+CREATE UNIQUE INDEX schema_definitions_pkey ON action_queue.schema_definitions USING btree (name);
 
 TYPE aq_leased_action AS (id bigint, lock_id bigint, type text, payload jsonb, attempts integer, charged_attempts integer, max_attempts integer, on_failure text, run_at timestamp with time zone, created_at timestamp with time zone, idempotency_key text, quarantined boolean, lease_expires_at timestamp with time zone);
 
@@ -702,7 +713,7 @@ BEGIN
   IF NOT v_rc THEN
     PERFORM aq_check_group_unchanged(NEW.lock_id, v_version);
   END IF;
-  -- The id is taken only now, under the group lock (G4, DESIGN.md trap 4).
+  -- The id is taken only now, under the group lock (G4: docs/guarantees.md).
   NEW.id := nextval('actions_id_seq');
   NEW.is_head := v_head IS NULL;
   IF NEW.is_head THEN

@@ -41,13 +41,17 @@ describe('the published package', () => {
     expect(readFileSync(join(ROOT, 'README.md'), 'utf8')).toContain(`npm install ${packed.name}`);
   });
 
-  it('ships the built entry points, every migration and the dashboard', () => {
+  it('ships the built entry points, every migration and definition, and the dashboard', () => {
     for (const entry of ['dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/main.js', 'dist/src/client/index.js', 'dist/src/testing/index.js']) {
       expect(paths).toContain(entry);
     }
     const migrations = readdirSync(join(ROOT, 'src', 'database', 'sql')).filter((f) => f.endsWith('.sql'));
     expect(migrations.length).toBeGreaterThan(0);
     for (const file of migrations) expect(paths).toContain(`dist/src/database/sql/${file}`);
+    // The functions' and views' current definitions, applied after the migrations (apply-definitions.ts).
+    const definitions = readdirSync(join(ROOT, 'src', 'database', 'functions')).filter((f) => f.endsWith('.sql'));
+    expect(definitions).toContain('aq_finish_attempts.sql');
+    for (const file of definitions) expect(paths).toContain(`dist/src/database/functions/${file}`);
     expect([...paths].some((p) => p.startsWith('dist/ui/'))).toBe(true);
   });
 

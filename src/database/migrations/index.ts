@@ -1,9 +1,12 @@
+import { restoreReleasedDefinitions } from './restore-released-definitions';
 import { sqlFileMigration } from './sql-file-migration';
 
 /**
  * Every migration of the queue, in order: one numbered pair of `.sql` files
  * each, in src/database/sql (docs/architecture.md, "How it works", says what each holds).
- * Add new ones at the end; never edit a released one.
+ * Add new ones at the end; never edit a released one. From 047 on they change
+ * tables, indexes and data only: functions, trigger functions and views are
+ * src/database/functions, applied after them (apply-definitions.ts).
  */
 export const MIGRATIONS = [
   sqlFileMigration(1764460800001, 'CreateTables', '001-tables'),
@@ -40,5 +43,6 @@ export const MIGRATIONS = [
   sqlFileMigration(1764460800045, 'ChunkMembersLinear', '045-chunk-members-linear'),
   sqlFileMigration(1764460800046, 'FinishWithoutGuard', '046-finish-without-guard'),
   sqlFileMigration(1764460800047, 'SingledLosses', '047-singled-losses'),
+  sqlFileMigration(1764460800048, 'DefinitionsLayer', '048-schema-definitions', { beforeDown: restoreReleasedDefinitions }),
   sqlFileMigration(1764460800049, 'StoreTraceContext', '049-trace-context'),
 ];

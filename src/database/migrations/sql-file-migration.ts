@@ -18,9 +18,17 @@ export const SQL_MIGRATIONS_DIR = join(__dirname, '..', 'sql');
  * @param timestamp TypeORM's ordering key (ms since epoch, 13 digits).
  * @param name what the migration does, e.g. `CreateTables`.
  * @param file the file stem, e.g. `001-tables`.
+ * @param options `beforeDown`: a step run in the down transaction before the
+ *   down file (search_path and limits already set), for what a file cannot
+ *   say: 048's restore of the released definitions.
  * @returns a migration class for the DataSource's `migrations` list.
  */
-export function sqlFileMigration(timestamp: number, name: string, file: string): new () => MigrationInterface {
+export function sqlFileMigration(
+  timestamp: number,
+  name: string,
+  file: string,
+  options: { beforeDown?: (queryRunner: QueryRunner) => Promise<void> } = {},
+): new () => MigrationInterface {
   const migrationName = `${name}${timestamp}`;
   const run = async (queryRunner: QueryRunner, direction: 'up' | 'down'): Promise<void> => {
     // Exactly the queue's schema, for this migration's transaction: its
@@ -30,6 +38,7 @@ export function sqlFileMigration(timestamp: number, name: string, file: string):
     await queryRunner.query(`SELECT set_config('search_path', quote_ident($1), true)`, [schema]);
     // A DBA's statement_timeout or lock_timeout would cancel it at every start-up (dba-session-limits.ts).
     await queryRunner.query(LIFT_DBA_SESSION_LIMITS);
+    if (direction === 'down') await options.beforeDown?.(queryRunner);
     await queryRunner.query(readFileSync(join(SQL_MIGRATIONS_DIR, `${file}.${direction}.sql`), 'utf8'));
   };
   const migration = class implements MigrationInterface {

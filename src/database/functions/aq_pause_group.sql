@@ -1,0 +1,10 @@
+-- The operator's SQL path (psql): one function per scope.
+--   SELECT aq_pause_queue('downstream outage');   SELECT aq_resume_queue();
+--   SELECT aq_pause_type('invoice.send');          SELECT aq_resume_type('invoice.send');
+--   SELECT aq_pause_group(26);                     SELECT aq_resume_group(26);
+--   SELECT aq_pause_group_key('tenant:42');        SELECT aq_resume_group_key('tenant:42');
+CREATE OR REPLACE FUNCTION aq_pause_group(p_lock_id bigint, p_reason text DEFAULT NULL::text)
+ RETURNS action_pauses
+ LANGUAGE sql
+ SET search_path FROM CURRENT
+AS $function$ SELECT aq_pause('group', NULL, p_lock_id, p_reason) $function$;

@@ -1,0 +1,33 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { SQL_MIGRATIONS_DIR } from '../migrations/sql-file-migration';
+import { splitSqlStatements } from '../sql-statements';
+
+/** The first migration after the definitions layer took over functions and views (048; 047 was unreleased then). */
+const FIRST_WITHOUT_DEFINITIONS = 47;
+
+/**
+ * From 047 on, numbered migrations change tables, indexes and data only:
+ * a function, trigger function or view is defined in its one file of
+ * src/database/functions (apply-definitions.ts), never restated in a
+ * migration. Dropping one (before a changed signature) is still a migration's.
+ */
+describe('numbered migrations from 047 on define no function or view', () => {
+  const files = readdirSync(SQL_MIGRATIONS_DIR).filter((f) => {
+    const number = /^(\d{3})-.+\.(up|down)\.sql$/.exec(f)?.[1];
+    return number !== undefined && Number(number) >= FIRST_WITHOUT_DEFINITIONS;
+  });
+
+  it('finds the files to check', () => {
+    expect(files).toEqual(expect.arrayContaining(['047-singled-losses.up.sql', '047-singled-losses.down.sql']));
+  });
+
+  it.each(files)('%s holds no CREATE FUNCTION / VIEW / PROCEDURE nor ALTER FUNCTION', (file) => {
+    // Statements without their comments; a DO block's EXECUTE of such text is caught too.
+    const statements = splitSqlStatements(readFileSync(join(SQL_MIGRATIONS_DIR, file), 'utf8')).map((s) => s.sql);
+    const found = statements.filter((sql) =>
+      /\b(CREATE\s+(OR\s+REPLACE\s+)?(FUNCTION|VIEW|PROCEDURE|TRIGGER\s+FUNCTION)|ALTER\s+(FUNCTION|VIEW|PROCEDURE|ROUTINE))\b/i.test(sql),
+    );
+    expect(found).toEqual([]);
+  });
+});
