@@ -135,7 +135,9 @@ describe('the definitions layer (src/database/functions, applied after the migra
         await applyDefinitions(ds, SCHEMA, { lockHeld: false });
         const c = await current.connect();
         expect((await definitionsIn(c)).size).toBe(DEFINITION_MANIFEST.length);
-        await ds.undoLastMigration({ transaction: 'each' }); // 048
+        // Down to 048 included (the later ones first, as an operator reverts them).
+        const layer = MIGRATIONS.findIndex((m) => m.name === 'DefinitionsLayer1764460800048');
+        for (let i = MIGRATIONS.length; i > layer; i--) await ds.undoLastMigration({ transaction: 'each' });
         expect(await definitionsIn(c)).toEqual(await definitionsIn(await released.connect()));
         expect((await c.query(`SELECT to_regclass('schema_definitions') AS t`)).rows).toEqual([{ t: null }]);
         await ds.undoLastMigration({ transaction: 'each' }); // 047
