@@ -1,5 +1,6 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { EventMetrics } from '../metrics/event-metrics';
+import { ListenerErrorLog } from './listener-error-log';
 import { ListenerMailbox } from './listener-mailbox';
 import { QUEUE_EVENT_NAMES, QueueEventName } from './queue-event-names';
 import type { QueueEventPayloads } from './queue-event-payloads';
@@ -13,7 +14,8 @@ export const DEFAULT_MAX_BACKLOG = 1_000;
  * The implementation of {@link QueueEvents} (what apps inject) and of
  * QueueEventSink (what the worker and the commands publish to): one set of
  * listeners per event, each behind its own ListenerMailbox, whose drops are
- * counted by EventMetrics and whose errors are logged here.
+ * counted by EventMetrics and whose errors are logged here (ListenerErrorLog:
+ * the first at once, then at most one line per 10 s with a count).
  */
 @Injectable()
 export class QueueEventBus extends QueueEvents implements QueueEventSink, OnModuleDestroy {
@@ -34,11 +36,12 @@ export class QueueEventBus extends QueueEvents implements QueueEventSink, OnModu
     const maxBacklog = options.maxBacklog ?? DEFAULT_MAX_BACKLOG;
     if (!Number.isInteger(maxBacklog) || maxBacklog < 1) throw new TypeError(`maxBacklog must be a positive integer, not ${String(maxBacklog)}`);
     const label = options.name ?? (listener.name || 'anonymous listener');
+    const errors = new ListenerErrorLog((message, stack) => this.logger.error(message, stack));
     const mailbox = new ListenerMailbox<QueueEventPayloads[QueueEventName]>(
       listener as (payload: QueueEventPayloads[QueueEventName]) => unknown,
       maxBacklog,
       () => this.metrics.dropped(name),
-      (error) => this.logger.error(`Listener ${label} of queue event "${name}" failed: ${describe(error)}`, error instanceof Error ? error.stack : undefined),
+      (error) => errors.report(`Listener ${label} of queue event "${name}"`, error),
     );
     set.add(mailbox);
     return () => {
@@ -69,9 +72,4 @@ export class QueueEventBus extends QueueEvents implements QueueEventSink, OnModu
       set.clear();
     }
   }
-}
-
-/** A thrown value as a log line's text. */
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -1,6 +1,16 @@
+import type { QueueEventName } from '../../events/queue-event-names';
 import type { QueueEventSink } from '../../events/queue-event-sink';
 import type { LeasedActionRow } from '../sql/leased-action.sql';
-import type { AttemptEnd } from './attempt-end';
+import type { AttemptEnd, AttemptEndKind } from './attempt-end';
+
+/** The events each kind of end may report (see publishAttemptEnd). */
+const ATTEMPT_END_EVENTS: Record<AttemptEndKind, readonly QueueEventName[]> = {
+  done: ['completed'],
+  retry: ['failed'],
+  failed: ['failed', 'blocked'],
+  cancelled: ['cancelled'],
+  released: [],
+};
 
 /**
  * Reports a recorded attempt's end as lifecycle events (src/events/): `done`
@@ -16,6 +26,9 @@ import type { AttemptEnd } from './attempt-end';
  * @param end how its attempt ended, as recorded.
  */
 export function publishAttemptEnd(sink: QueueEventSink, row: LeasedActionRow, end: AttemptEnd): void {
+  // With no listener of what this end would report, nothing is built (the common case: no cost per attempt).
+  const names = ATTEMPT_END_EVENTS[end.kind];
+  if (!names.some((name) => sink.wanted(name))) return;
   const base = { actionId: row.id, lockId: row.lock_id, type: row.type, at: new Date() };
   switch (end.kind) {
     case 'done':
