@@ -1,29 +1,24 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SQL_MIGRATIONS_DIR } from '../src/database/migrations/sql-file-migration';
+import { DEFINITIONS_DIR } from '../src/database/apply-definitions';
 
 /**
  * The claim's row selection, read from between the `<claim>` markers of the
- * newest migration that has them (006-worker-claim.up.sql first; each later
- * migration that replaces aq_claim_actions carries its own), with the
- * function's variables written as parameters (see {@link claimParameters}):
- * for EXPLAIN in the benchmark and in test/database/claim-plan.db-spec.ts
- * (through test/support). The service never runs it, so it lives here, not in
- * src. It locks rows (FOR UPDATE): run it in a transaction that is rolled back.
+ * claim's one current definition, src/database/functions/aq_claim_actions.sql
+ * (what the service applies), with the function's variables written as
+ * parameters (see {@link claimParameters}): for EXPLAIN in the benchmark and
+ * in test/database/claim-plan.db-spec.ts (through test/support). The service
+ * never runs it, so it lives here, not in src. It locks rows (FOR UPDATE):
+ * run it in a transaction that is rolled back.
  *
  * @returns the SELECT, with two parameters.
- * @throws Error when no migration has a `<claim>` section.
+ * @throws Error when the definition has no `<claim>` section.
  */
 export function claimSelectionSql(): string {
-  const files = readdirSync(SQL_MIGRATIONS_DIR)
-    .filter((f) => /^\d{3}-.*\.up\.sql$/.test(f))
-    .sort()
-    .reverse();
-  for (const file of files) {
-    const section = /-- <claim>\n([\s\S]*?)-- <\/claim>/.exec(readFileSync(join(SQL_MIGRATIONS_DIR, file), 'utf8'));
-    if (section) return claimParameters(section[1]);
-  }
-  throw new Error(`no migration in ${SQL_MIGRATIONS_DIR} has a <claim> section`);
+  const file = join(DEFINITIONS_DIR, 'aq_claim_actions.sql');
+  const section = /-- <claim>\n([\s\S]*?)-- <\/claim>/.exec(readFileSync(file, 'utf8'));
+  if (!section) throw new Error(`${file} has no <claim> section`);
+  return claimParameters(section[1]);
 }
 
 /**

@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
+import { DEFINITION_MANIFEST } from './database/functions/definition-manifest';
 
 /**
  * References that cannot rot: every repository path named in the docs
@@ -335,15 +336,16 @@ describe('headingAnchor and anchorsOf', () => {
 
 const MIGRATIONS = join(root, 'src', 'database', 'sql');
 
-/** `src/database/sql/023-claim-frontier.up.sql`, `sql/007-worker-finish.up.sql`, `migration 039`, `migrations 043 and 044`. */
-const MIGRATION_REFERENCE = /(?:sql\/(\d{3})-[\w.-]+|\bmigrations?\s+(\d{3}(?:(?:,\s*|\s+and\s+|\s*\/\s*)\d{3})*)(?![-–]\d))/g;
+/** `src/database/sql/023-claim-frontier.up.sql`, `sql/007-worker-finish.up.sql`, `023-claim-frontier.up.sql`, `migration 039`, `migrations 043 and 044`. */
+const MIGRATION_REFERENCE =
+  /(?:sql\/(\d{3})-[\w.-]+|\b(\d{3})-[a-z][\w-]*\.(?:up|down)\.sql|\bmigrations?\s+(\d{3}(?:(?:,\s*|\s+and\s+|\s*\/\s*)\d{3})*)(?![-–]\d))/g;
 
 /** Migration numbers a text names (ranges such as 001-010 name history, not a home). */
 export function migrationsNamed(text: string): number[] {
   const out: number[] = [];
   for (const match of text.matchAll(MIGRATION_REFERENCE)) {
-    if (match[1]) out.push(Number(match[1]));
-    else for (const n of match[2].match(/\d{3}/g) ?? []) out.push(Number(n));
+    if (match[1] || match[2]) out.push(Number(match[1] ?? match[2]));
+    else for (const n of match[3].match(/\d{3}/g) ?? []) out.push(Number(n));
   }
   return out;
 }
@@ -375,8 +377,18 @@ export function currentHomes(migrations: ReadonlyArray<{ number: number; text: s
  * Stale pointers in `lines` (one text, its first line number `firstLine`):
  * `file:line: name -> migration N (current: M)` for each function named on a
  * line, or the line before, that names migrations none of which holds it now.
+ * A function or view of `definitions` lives in its file
+ * src/database/functions/<name>.sql (apply-definitions.ts), never in a
+ * migration: a line that names a migration beside it must name that file too
+ * (history such as "first 023" may stand beside the file).
  */
-export function stalePointers(file: string, lines: string[], firstLine: number, homes: Map<string, Set<number>>): string[] {
+export function stalePointers(
+  file: string,
+  lines: string[],
+  firstLine: number,
+  homes: Map<string, Set<number>>,
+  definitions: ReadonlySet<string> = new Set(),
+): string[] {
   const out: string[] = [];
   lines.forEach((line, n) => {
     const named = migrationsNamed(line);
@@ -385,6 +397,14 @@ export function stalePointers(file: string, lines: string[], firstLine: number, 
     const before = n > 0 && migrationsNamed(lines[n - 1]).length === 0 ? lines[n - 1] : '';
     const window = `${before}\n${line}`;
     for (const [name] of window.matchAll(/\baq_\w+/g)) {
+      if (definitions.has(name)) {
+        if (!window.includes(`functions/${name}.sql`)) {
+          out.push(
+            `${file}:${firstLine + n}: ${name} -> migration ${named.map((m) => String(m).padStart(3, '0')).join(', ')} (current: src/database/functions/${name}.sql)`,
+          );
+        }
+        continue;
+      }
       const current = homes.get(name);
       if (!current || named.some((m) => current.has(m))) continue;
       const now = [...current].map((m) => String(m).padStart(3, '0')).join(', ');
@@ -399,6 +419,7 @@ describe('pointers into the migrations', () => {
     .filter((f) => /^\d{3}-.*\.up\.sql$/.test(f))
     .map((f) => ({ number: Number(f.slice(0, 3)), text: readFileSync(join(MIGRATIONS, f), 'utf8') }));
   const homes = currentHomes(migrations);
+  const definitions = new Set(DEFINITION_MANIFEST);
 
   it('knows where the hot-path functions live now (the scan itself is not empty)', () => {
     expect(homes.get('aq_finish_attempts')?.size).toBeGreaterThan(0);
@@ -410,14 +431,16 @@ describe('pointers into the migrations', () => {
       (f) => SOURCE_EXTENSION.test(f) && !IMMUTABLE.some((p) => p.test(f)) && f !== 'src/repository-references.spec.ts',
     );
     const offences = sources.flatMap((file) =>
-      commentsOf(readFileSync(join(root, file), 'utf8'), file.endsWith('.sql')).flatMap((c) => stalePointers(file, c.text.split('\n'), c.line, homes)),
+      commentsOf(readFileSync(join(root, file), 'utf8'), file.endsWith('.sql')).flatMap((c) =>
+        stalePointers(file, c.text.split('\n'), c.line, homes, definitions),
+      ),
     );
     expect(offences).toEqual([]);
   });
 
   it('every doc line that names a function and its migration names the current one', () => {
     const docs = [...DOCS, ...filesUnder('docs').filter((f) => f.endsWith('.md'))].filter(exists);
-    const offences = docs.flatMap((file) => stalePointers(file, readFileSync(join(root, file), 'utf8').split('\n'), 1, homes));
+    const offences = docs.flatMap((file) => stalePointers(file, readFileSync(join(root, file), 'utf8').split('\n'), 1, homes, definitions));
     expect(offences).toEqual([]);
   });
 });
@@ -444,6 +467,20 @@ describe('stalePointers', () => {
       'x.ts:2: aq_finish_attempts -> migration 007 (current: 039)',
     ]);
     expect(stalePointers('x.md', ['aq_finish_attempts: migration 039', 'the wake-up: migration 007'], 1, homes)).toEqual([]);
+  });
+
+  it('sends a function that has its definition file to that file, whatever migration a pointer names', () => {
+    const definitions = new Set(['aq_finish_attempts']);
+    expect(stalePointers('x.ts', ['aq_finish_attempts (migration 039)'], 1, homes, definitions)).toEqual([
+      'x.ts:1: aq_finish_attempts -> migration 039 (current: src/database/functions/aq_finish_attempts.sql)',
+    ]);
+    expect(stalePointers('x.ts', ['aq_finish_attempts: 039-group-head-records.up.sql'], 1, homes, definitions)).toEqual([
+      'x.ts:1: aq_finish_attempts -> migration 039 (current: src/database/functions/aq_finish_attempts.sql)',
+    ]);
+    expect(stalePointers('x.ts', ['aq_finish_attempts (src/database/functions/aq_finish_attempts.sql; first migration 007)'], 1, homes, definitions)).toEqual(
+      [],
+    );
+    expect(stalePointers('x.ts', ['aq_finish_attempts, the finish'], 1, homes, definitions)).toEqual([]);
   });
 
   it('reads ranges as history, not as a home', () => {

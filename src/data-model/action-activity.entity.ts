@@ -4,7 +4,7 @@ import { Check, Column, Entity, PrimaryColumn } from 'typeorm';
  * Ten seconds of queue activity (table `action_activity`), kept for an hour:
  * how many actions ended, by final status, and the enqueue-to-start latency of
  * those that ran once. Written only by `aq_roll_up_activity`
- * (src/database/sql/009-admin-reads.up.sql), read by `GET /stats/activity`.
+ * (src/database/functions/aq_roll_up_activity.sql), read by `GET /stats/activity`.
  */
 @Entity({ name: 'action_activity' })
 export class ActionActivity {

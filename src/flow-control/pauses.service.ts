@@ -24,8 +24,9 @@ const DEFAULT_PAGE = 50;
 
 /**
  * Pauses and resumes the queue, an action type or a group, as data every
- * instance reads in its claim (src/database/sql/030-flow-control.up.sql, the
- * same functions psql users call). A pause takes effect at each instance's
+ * instance reads in its claim (the table of src/database/sql/030-flow-control.up.sql,
+ * written by src/database/functions/aq_pause.sql and aq_resume.sql, the same
+ * functions psql users call). A pause takes effect at each instance's
  * next claim; a resume wakes every instance at once.
  */
 @Injectable()

@@ -7,7 +7,7 @@ import { withTestDatabase } from '../support';
  * into a new group, behind a head, and from a REPEATABLE READ transaction,
  * whose insert trigger checks that the group's head did not change since its
  * snapshot. Seen failing with that check written as a row lock in the
- * trigger itself (an earlier form of migration 039, before `aq_check_group_unchanged`): "permission
+ * trigger itself (an earlier form of `aq_check_group_unchanged`, src/database/functions/aq_check_group_unchanged.sql): "permission
  * denied for table actions" in REPEATABLE READ only.
  */
 describe('a producer role with the documented rights', () => {

@@ -1,7 +1,7 @@
 /*
  * The activity of the last hour for the dashboard's charts (GET
  * /stats/activity): 10-second buckets of ended actions and enqueue-to-start
- * latency, kept by aq_roll_up_activity (src/database/sql/009-admin-reads.up.sql).
+ * latency, kept by aq_roll_up_activity (src/database/functions/aq_roll_up_activity.sql).
  */
 
 /** Width of one activity bucket (seconds); fixed by aq_roll_up_activity. */

@@ -1,6 +1,6 @@
 /*
  * The statements of the group rate-limit routes, over action_group_rate_limits
- * and aq_set_group_rate_limit (src/database/sql/031-rate-limits.up.sql), the
+ * and aq_set_group_rate_limit (src/database/functions/aq_set_group_rate_limit.sql), the
  * function psql users call too.
  */
 

@@ -1,7 +1,8 @@
 /*
  * The statements of the pause and drain routes. Pausing and resuming go
- * through the SQL functions of src/database/sql/030-flow-control.up.sql, the
- * same ones an operator calls from psql, so both paths behave alike.
+ * through the SQL functions src/database/functions/aq_pause.sql and
+ * src/database/functions/aq_resume.sql, the same ones an operator calls from
+ * psql, so both paths behave alike.
  */
 
 /** The columns of a pause as the API shows it; `p` is action_pauses, `k` its group key (if any). */

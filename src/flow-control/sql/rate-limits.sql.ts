@@ -1,6 +1,6 @@
 /*
  * The statements of the rate-limit routes, over action_rate_limits and
- * aq_set_rate_limit (src/database/sql/031-rate-limits.up.sql), the function
+ * aq_set_rate_limit (src/database/functions/aq_set_rate_limit.sql), the function
  * psql users call too.
  */
 

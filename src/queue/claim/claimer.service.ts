@@ -29,8 +29,8 @@ export interface Claimed {
 }
 
 /**
- * Runs the claim statements (CLAIM_CHUNKS_SQL: `aq_claim_chunks` of migration 042 around
- * `aq_claim_actions` of src/database/sql/031-rate-limits.up.sql; the reasoning of its floor is in
+ * Runs the claim statements (CLAIM_CHUNKS_SQL: `aq_claim_chunks` of src/database/functions/aq_claim_chunks.sql around
+ * `aq_claim_actions` of src/database/functions/aq_claim_actions.sql; the reasoning of its floor is in
  * 023-claim-frontier.up.sql, first 006) for the types this worker has
  * handlers for, each one short transaction with a client-side timeout.
  */

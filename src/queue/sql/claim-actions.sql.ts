@@ -1,9 +1,9 @@
 import { leasedActionColumns, tracedStatement } from './leased-action.sql';
 
 /**
- * The claim: `aq_claim_actions`, current body in src/database/sql/031-rate-limits.up.sql
- * (planner settings: 041-claim-without-sort.up.sql; the reasoning of its per-connection
- * floor: 023-claim-frontier.up.sql; first written in 006-worker-claim.up.sql). Parameters: `$1::text` worker id, `$2::text[]`
+ * The claim: `aq_claim_actions`, src/database/functions/aq_claim_actions.sql
+ * (its planner settings and their reasons are there; the reasoning of its
+ * per-connection floor: the released 023-claim-frontier.up.sql). Parameters: `$1::text` worker id, `$2::text[]`
  * types this worker runs, `$3::int[]` their handlers' maxAttempts caps (null:
  * none), `$4::int` how many (free slots), `$5::int` lease (ms), `$6::boolean`
  * claim one suspect (quarantined) head instead. Returns LeasedActionRow rows.
@@ -16,7 +16,7 @@ FROM aq_claim_actions($1::text, $2::text[], $3::int[], $4::int, $5::int, $6::boo
 
 /**
  * The worker's claim: CLAIM_ACTIONS_SQL's heads, then the members of each
- * chunk head behind it (`aq_claim_chunks`, 042-ordered-chunks.up.sql).
+ * chunk head behind it (`aq_claim_chunks`, src/database/functions/aq_claim_chunks.sql).
  * Parameters: CLAIM_ACTIONS_SQL's, then `$7::text[]` the types that run in
  * chunks and `$8::int[]` their most actions per chunk. Returns
  * LeasedActionRow rows.

@@ -2,7 +2,7 @@ import { LeasedActionRow, leasedActionColumns, tracedStatement } from './leased-
 
 /**
  * Ends a batch of attempts and takes the next work in the same commit:
- * `aq_finish_attempts` (current body: src/database/sql/046-finish-without-guard.up.sql;
+ * `aq_finish_attempts` (src/database/functions/aq_finish_attempts.sql;
  * first written, with its reasoning, in 007-worker-finish.up.sql). Parameters, arrays with one element per attempt:
  * `$1::text` worker id, `$2::bigint[]` action ids, `$3::int[]` attempt
  * numbers, `$4::text[]` next status, `$5::jsonb[]` results, `$6::text[]`

@@ -1,6 +1,6 @@
 /**
  * Reaper: ends up to `$1::int` expired leases (`aq_reap_expired_leases`,
- * src/database/sql/043-chunk-losses-in-order.up.sql). The suspect and charging
+ * src/database/functions/aq_reap_expired_leases.sql). The suspect and charging
  * rules are the lost-attempt ending's, current in 042-ordered-chunks.up.sql
  * (reasoned in 011-lost-attempts-in-parallel.up.sql).
  * Returns `{ action_id, attempt, worker_id, status, charged }` per lost attempt.
@@ -30,8 +30,8 @@ export const UNKNOWN_LEASES_CUTOFF_SQL = {
 /**
  * Releases, uncharged and not as losses, the leases worker `$1::text` has in
  * the database but does not hold (`$2::bigint[]`: the ids it holds), granted
- * before `$3::timestamptz` (`aq_release_unknown_leases`, current body in
- * src/database/sql/043-chunk-losses-in-order.up.sql; first in 012-unknown-leases.up.sql). Same result rows as the reaper.
+ * before `$3::timestamptz` (`aq_release_unknown_leases`,
+ * src/database/functions/aq_release_unknown_leases.sql). Same result rows as the reaper.
  */
 export const RELEASE_UNKNOWN_LEASES_SQL = {
   name: 'aq_release_unknown_leases',

@@ -1,7 +1,7 @@
 /**
  * A handler's whole-type back-off: pauses action type `$1::text` for
  * `$2::bigint` ms (database clock) through aq_pause_type
- * (src/database/sql/030-flow-control.up.sql), so no instance claims it
+ * (src/database/functions/aq_pause_type.sql), so no instance claims it
  * meanwhile. An open-ended operator pause of the type stays open-ended; a
  * longer timed one stays longer. `$3::text` the reason shown in GET /pauses.
  */

@@ -1,6 +1,6 @@
 /**
  * Writes this instance's handlers' default rate limits
- * (aq_set_rate_limit_defaults, src/database/sql/031-rate-limits.up.sql):
+ * (src/database/functions/aq_set_rate_limit_defaults.sql):
  * `$1::text[]` types, `$2::float8[]` per second (null: none), `$3::int[]` burst.
  * Operator overrides are left as they are.
  */

@@ -11,7 +11,7 @@
  * Parameters: `$1::text[]` types, `$2::boolean` whether this connection leads
  * already, `$3::int` / `$4::int` the lock's two keys (WakeLeadership), `$5::int`
  * the grace (ms) a head is left to the leader (0 for the leader itself).
- * The probe is `aq_wake_probe` (src/database/sql/040-generic-idle-probes.up.sql):
+ * The probe is `aq_wake_probe` (src/database/functions/aq_wake_probe.sql):
  * it looks from a per-connection floor, as the claim does, so a held MVCC
  * horizon's dead entries at the start of the index are not walked at every poll.
  */
