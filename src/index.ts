@@ -35,6 +35,8 @@ export { RetryAfterError, MAX_BACK_OFF_MS } from './handlers/retry-after.error';
 export type { BackOffOptions } from './handlers/retry-after.error';
 export type { RateLimit } from './handlers/rate-limit';
 export { HandlerTimeoutError } from './handlers/handler-timeout.error';
+export { ActionFencedError } from './handlers/action-fenced.error';
+export { ActionTransactionMisuseError } from './handlers/action-transaction-misuse.error';
 
 // Enqueueing (and reading) in-process.
 export { ActionQueue } from './actions/action-queue.contract';

@@ -1,5 +1,6 @@
 import type { FailurePolicy } from '../vocabulary';
 import { LoggerService } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 import type { BackOffOptions } from './retry-after.error';
 
 /**
@@ -56,4 +57,25 @@ export interface ActionContext {
    * @throws RetryAfterError always; TypeError for an invalid `ms` (then a charged failure).
    */
   backOff(ms: number, options?: BackOffOptions): never;
+  /**
+   * Runs `work` in one database transaction that also completes the action:
+   * the callback's writes (through `manager`) and the action's `done` commit
+   * together, or not at all. It opens a READ COMMITTED transaction on the
+   * queue's DataSource (the host app's, when the queue is embedded on it),
+   * checks that this attempt still owns the action, runs `work`, then records
+   * the completion with the worker's own fenced finishing statement (trace
+   * row, release of the group) and commits. What `work` returns is stored as
+   * the action's `result`; what the handler returns afterwards is ignored.
+   * Call it once per attempt, as the handler's last step.
+   *
+   * @param work the handler's writes; runs once; its rejection rolls back.
+   * @returns what `work` returned, once committed.
+   * @throws ActionFencedError when this attempt no longer owns the action (lease
+   *   lost, cancel requested): rolled back, nothing visible.
+   * @throws ActionTransactionMisuseError when nested, called again after it
+   *   committed, called after the handler returned, in a handler thread or a chunk handler.
+   * @throws PermanentFailureError when what `work` returned cannot be stored as JSON (rolled back).
+   * Any error of `work` or of the database: rolled back; thrown on to the handler.
+   */
+  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T>;
 }

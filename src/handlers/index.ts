@@ -9,3 +9,5 @@ export * from './rate-limit';
 export * from './handler-timeout.error';
 export * from './invalid-handler.error';
 export * from './action-handlers.registry';
+export * from './action-fenced.error';
+export * from './action-transaction-misuse.error';

@@ -1,4 +1,6 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { DataSource } from 'typeorm';
+import { QUEUE_DATA_SOURCE } from '../../database/queue-data-source.token';
 import { AttemptTrace, QueueSpans } from '../../tracing/queue-spans';
 import type { AttemptEnd } from './attempt-end';
 import { QueueEventSink } from '../../events/queue-event-sink';
@@ -13,6 +15,8 @@ import { LeasedUnit } from '../instance/leased-units';
 import { TypeBackOff } from '../claim/type-back-off.service';
 import { WorkerMetrics } from '../instance/worker-metrics';
 import { WorkerSlots } from '../instance/worker-slots';
+import { WORKER_ID } from '../instance/worker-id.token';
+import { TransactionalCompletion } from './transactional-completion';
 
 /** What follows an attempt: the actions its finishing statement took for this worker, and when to look for a retry. */
 export interface Continuation {
@@ -47,6 +51,8 @@ export class AttemptExecutor {
     private readonly typeBackOff: TypeBackOff,
     private readonly spans: QueueSpans,
     private readonly events: QueueEventSink,
+    @Inject(QUEUE_DATA_SOURCE) private readonly dataSource: DataSource,
+    @Inject(WORKER_ID) private readonly workerId: string,
   ) {}
 
   /** Attempts not recorded yet. */
@@ -157,7 +163,9 @@ export class AttemptExecutor {
     // The handler runs inside its attempt's span (a no-op without an OpenTelemetry SDK).
     const traced = this.spans.startAttempt([row]);
     // (A claim answered so late that the lease could expire soon is aborted by the LeaseKeeper's next fence check.)
-    const run = await this.spans.within(traced, () => this.runner.run(row, lease.handlerStop, startWhen));
+    // Once ctx.transaction commits, the action is no longer this worker's: its lease is not renewed or fenced.
+    const completion = new TransactionalCompletion(this.dataSource, this.workerId, row, () => (lease.ended = true));
+    const run = await this.spans.within(traced, () => this.runner.run(row, lease.handlerStop, startWhen, completion));
     lease.ended = true;
     const seconds = (performance.now() - startedAt) / 1000;
     this.metrics.handled(row.type, run.end ? run.end.kind : 'abandoned', seconds);
@@ -167,22 +175,30 @@ export class AttemptExecutor {
     // Its slot frees with it only when no earlier (stuck) handler of the action shares it.
     const freesSlot = run.settledAtEnd && this.slots.freesSlotWhenSettled(row.id);
     if (run.end?.pauseTypeMs !== undefined) await this.typeBackOff.pause(row.type, run.end.pauseTypeMs, row.id);
-    const end = run.end;
-    if (end)
+    let end = run.end;
+    if (run.recordedInTransaction) result = { recorded: true, recordedEach: [true], next: [], sentAt: result.sentAt };
+    else if (end) {
+      const ending = end;
       result = await this.spans.traceFinish(traced, () =>
-        this.finisher.finish({ actionId: row.id, attempt: row.attempts, end }, freesSlot, () => lease.deadline),
+        this.finisher.finish({ actionId: row.id, attempt: row.attempts, end: ending }, freesSlot, () => lease.deadline),
       );
+    }
+    // A transaction that committed while this end was being written: the database kept its done (the fence refused this end).
+    if (!result.recorded && completion.committed) {
+      result = { ...result, recorded: true, recordedEach: [true] };
+      end = { kind: 'done', outcome: 'done', resultJson: completion.resultJson ?? 'null' };
+    }
     this.endSpan(traced, end, result.recorded);
     // After the commit (the finisher resolves once its statement committed), and only for an end the fence accepted.
     if (end && result.recorded) publishAttemptEnd(this.events, row, end);
     this.leases.untrack(lease);
     if (!run.end) this.leases.leaveToExpire(lease);
     if (run.settledAtEnd) this.slots.handlerSettled(row.id);
-    if (run.end && !result.recorded) {
+    if (end && !result.recorded) {
       this.metrics.fenced();
       // A returned handler whose outcome is refused: the action runs again, the at-least-once case (docs/guarantees.md).
       this.logger.warn(
-        `Discarded the ${run.end.kind} outcome of action ${row.id} attempt ${row.attempts}: the lease was lost (another attempt owns it now)${run.end.kind === 'done' ? '; the action runs again (at-least-once)' : ''}`,
+        `Discarded the ${end.kind} outcome of action ${row.id} attempt ${row.attempts}: the lease was lost (another attempt owns it now)${end.kind === 'done' ? '; the action runs again (at-least-once)' : ''}`,
       );
     }
     const retryInMs = result.recorded && run.end?.kind === 'retry' ? run.end.delayMs : undefined;

@@ -19,4 +19,6 @@ export interface AttemptRun {
   settledAtEnd: boolean;
   /** The error the handler threw or left behind, for the log (null when done). */
   cause: unknown;
+  /** The end (`done`) was recorded by the handler's own `ctx.transaction`: the worker records nothing more. */
+  recordedInTransaction?: boolean;
 }

@@ -18,6 +18,7 @@ import { AttemptEndRules } from './attempt-end-rules';
 import { AttemptRun, ChunkRun } from './attempt-run';
 import { chunkEnds, EndOf } from './chunk-ends';
 import { HandlerInvoker } from './handler-invoker';
+import { TransactionalCompletion } from './transactional-completion';
 
 /** Longest wait for a handler to stop after a cancel or shutdown abort, before giving up on it (ms). */
 const MAX_ABORT_GRACE_MS = 2_000;
@@ -100,9 +101,25 @@ export class AttemptRunner {
    * @param startWhen when given, the attempt is a suspect's (SuspectRunner) and
    *   the handler starts only once it resolves to null; an Error it resolves
    *   to, or a stop before, ends the attempt unstarted with that reason.
+   * @param completion the attempt's `ctx.transaction`; once it has committed,
+   *   the attempt ended `done` with its result, whatever the handler did after.
    * @returns how the attempt ended; never rejects.
    */
-  async run(row: LeasedActionRow, handlerStop: HandlerStop, startWhen?: Promise<Error | null>): Promise<AttemptRun> {
+  async run(row: LeasedActionRow, handlerStop: HandlerStop, startWhen?: Promise<Error | null>, completion?: TransactionalCompletion): Promise<AttemptRun> {
+    const run = await this.runUncommitted(row, handlerStop, startWhen, completion);
+    completion?.close();
+    if (!completion?.committed) return run;
+    // Recorded already, in the handler's transaction: a later throw or abort changes nothing.
+    const end = { kind: 'done' as const, outcome: 'done' as const, resultJson: completion.resultJson ?? 'null' };
+    return { ...run, end, cause: null, recordedInTransaction: true };
+  }
+
+  private async runUncommitted(
+    row: LeasedActionRow,
+    handlerStop: HandlerStop,
+    startWhen?: Promise<Error | null>,
+    completion?: TransactionalCompletion,
+  ): Promise<AttemptRun> {
     const registered = this.registry.get(row.type);
     if (!registered) {
       const error = new PermanentFailureError(`no handler registered for type "${row.type}"`);
@@ -123,7 +140,7 @@ export class AttemptRunner {
       }
     }
     const driven = await this.drive(registered, row, handlerStop, (signal, onStray, onThreadStarted) =>
-      this.invoker.invoke(registered, row, signal, onStray, onThreadStarted),
+      this.invoker.invoke(registered, row, signal, onStray, onThreadStarted, completion),
     );
     const { settled, settledAtEnd } = driven;
     if (driven.aborted) {

@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { ActionContext, QueuedAction } from '../../handlers/action-context.interface';
+import { ActionTransactionMisuseError } from '../../handlers/action-transaction-misuse.error';
 import { RegisteredHandler } from '../../handlers/action-handlers.registry';
 import { ChunkHandlerHost } from '../../handlers/chunk-handler.host';
 import { throwBackOff } from '../../handlers/retry-after.error';
@@ -7,6 +8,7 @@ import { attemptContext } from '../containment/attempt-context';
 import { WatchdogSharedState } from '../containment/watchdog-shared-state';
 import { HandlerThreads } from '../isolation/handler-threads.service';
 import { LeasedActionRow } from '../sql/leased-action.sql';
+import { TransactionalCompletion } from './transactional-completion';
 
 /** Called with an error a handler left uncaught (a stray error); returns whether it was charged to this attempt. */
 export type OnStray = (error: unknown) => boolean;
@@ -36,12 +38,20 @@ export class HandlerInvoker {
   /**
    * Starts the handler of one action; a synchronous throw becomes a rejection.
    * @param onThreadStarted called once a handler thread has built the handler (its timeout counts from then).
+   * @param completion the attempt's `ctx.transaction` (absent: it refuses every call).
    * @returns the handler's promise (its result, or its error as a rejection).
    */
-  invoke(registered: RegisteredHandler, row: LeasedActionRow, signal: AbortSignal, onStray: OnStray, onThreadStarted: () => void): Promise<unknown> {
+  invoke(
+    registered: RegisteredHandler,
+    row: LeasedActionRow,
+    signal: AbortSignal,
+    onStray: OnStray,
+    onThreadStarted: () => void,
+    completion?: TransactionalCompletion,
+  ): Promise<unknown> {
     const action = toQueuedAction(row);
     if (registered.options.isolation === 'thread') return this.threads.run(registered, action, this.workerId, signal, onThreadStarted);
-    const ctx = this.contextFor(row, signal);
+    const ctx = this.contextFor(row, signal, 1, completion);
     // The watchdog attributes a stall to this action while its synchronous part runs.
     this.watchdog.enterHandler(row.id);
     try {
@@ -78,12 +88,13 @@ export class HandlerInvoker {
     }
   }
 
-  private contextFor(row: LeasedActionRow, signal: AbortSignal, chunkSize = 1): ActionContext {
+  private contextFor(row: LeasedActionRow, signal: AbortSignal, chunkSize = 1, completion?: TransactionalCompletion): ActionContext {
     return {
       signal,
       attempt: row.attempts,
       workerId: this.workerId,
       backOff: throwBackOff,
+      transaction: completion ? (work) => completion.run(work) : refuseTransaction(chunkSize > 1 ? 'a chunk handler' : 'this attempt'),
       // Built on first use: most handlers never log, and a Logger per attempt
       // showed up in the profile of quick handlers.
       get logger(): Logger {
@@ -94,6 +105,11 @@ export class HandlerInvoker {
       },
     };
   }
+}
+
+/** ctx.transaction where it cannot complete the action (a chunk: one transaction per action is not what the chunk records). */
+function refuseTransaction(where: string): ActionContext['transaction'] {
+  return () => Promise.reject(new ActionTransactionMisuseError(`ctx.transaction is not supported in ${where}; nothing was written`));
 }
 
 /** The handler's view of a leased row. */

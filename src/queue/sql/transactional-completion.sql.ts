@@ -1,0 +1,25 @@
+/**
+ * ctx.transaction's early check (transactional-completion.ts): who holds the
+ * action now. No lock: the finishing statement's update is the fence, and a
+ * row lock held while the handler's callback runs would keep the heartbeat
+ * (SKIP LOCKED) from extending the lease. Parameter: `$1::bigint` action id.
+ */
+export const OWNER_CHECK_SQL = `SELECT a.status, a.lease_owner, a.attempts, a.cancel_requested_at IS NOT NULL AS cancel_requested
+FROM actions AS a WHERE a.id = $1::bigint`;
+
+export interface OwnerCheckRow {
+  status: string;
+  lease_owner: string | null;
+  attempts: number;
+  cancel_requested: boolean;
+}
+
+/**
+ * Takes the group's lock row, waiting for a producer that holds it (its
+ * enqueue commits in milliseconds): the finishing statement skips a group
+ * locked by another transaction and defers its completion, which a handler's
+ * transaction could not retry. One group, so no lock-order concern among
+ * group locks; like every writer, the group lock comes before the action's
+ * row. Parameter: `$1::bigint` lock id.
+ */
+export const LOCK_GROUP_SQL = `SELECT 1 FROM action_group_locks WHERE lock_id = $1::bigint FOR UPDATE`;

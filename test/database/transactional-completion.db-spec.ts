@@ -1,0 +1,198 @@
+import { Module } from '@nestjs/common';
+import { Client } from 'pg';
+import request from 'supertest';
+import { DataSource } from 'typeorm';
+import { ActionContext, ActionFencedError, ActionHandler, ActionHandlerHost, ActionTransactionMisuseError, QueuedAction } from '../../src';
+import { TransactionalCompletion } from '../../src/queue/attempt/transactional-completion';
+import { CLAIM_ACTIONS_SQL } from '../../src/queue/sql/claim-actions.sql';
+import { LeasedActionRow } from '../../src/queue/sql/leased-action.sql';
+import { REAP_EXPIRED_LEASES_SQL } from '../../src/queue/sql/lost-attempts.sql';
+import { connect, sleep, startTestApp, waitFor, withTestDatabase } from '../support';
+
+/** The user's table the handlers write to, one row per effect. */
+const EFFECTS_TABLE = `CREATE TABLE IF NOT EXISTS tx_effects (n bigserial PRIMARY KEY, action_id bigint NOT NULL, lock_id bigint, attempt int NOT NULL)`;
+
+/** Contexts kept after their handler returned (for the misuse case). */
+const kept: ActionContext[] = [];
+const misuse: { id: string; error: unknown }[] = [];
+
+@ActionHandler({ type: 'tx.effect', backoffBaseMs: 10, backoffCapMs: 20 })
+class EffectHandler extends ActionHandlerHost {
+  async handle(action: QueuedAction, ctx: ActionContext) {
+    const mode = action.payload.mode;
+    if (mode === 'nested') {
+      return ctx.transaction(async (manager) => {
+        await manager.query(`INSERT INTO tx_effects (action_id, lock_id, attempt) VALUES ($1, $2, $3)`, [action.id, action.lockId, ctx.attempt]);
+        await ctx.transaction(async () => 'inner');
+      });
+    }
+    if (mode === 'keep') {
+      kept.push(ctx);
+      return 'returned plainly';
+    }
+    const result = await ctx.transaction(async (manager) => {
+      await manager.query(`INSERT INTO tx_effects (action_id, lock_id, attempt) VALUES ($1, $2, $3)`, [action.id, action.lockId, ctx.attempt]);
+      if (ctx.attempt <= Number(action.payload.failUntil ?? 0)) throw new Error(`callback failed at attempt ${ctx.attempt}`);
+      if (mode === 'unstorable') return { n: BigInt(1) } as unknown;
+      return { wrote: action.id, attempt: ctx.attempt };
+    });
+    if (mode === 'throwAfter') throw new Error('thrown after the commit');
+    if (mode === 'again') {
+      await ctx.transaction(async () => null).catch((error: unknown) => misuse.push({ id: action.id, error }));
+    }
+    return { ignored: true, result };
+  }
+}
+
+@Module({ providers: [EffectHandler] })
+class EffectModule {}
+
+describe('completing an action in the handler’s own transaction (ctx.transaction)', () => {
+  const db = withTestDatabase('tx_complete');
+  let c: Client;
+
+  beforeAll(async () => {
+    c = await connect(db.url);
+    await c.query(EFFECTS_TABLE);
+  });
+  afterAll(async () => {
+    await c?.end();
+  });
+
+  const effectsOf = async (id: string) =>
+    (await c.query<{ attempt: number }>(`SELECT attempt FROM tx_effects WHERE action_id = $1 ORDER BY n`, [id])).rows.map((r) => r.attempt);
+  const traceOf = async (id: string) =>
+    (await c.query<{ attempt: number; outcome: string }>(`SELECT attempt, outcome FROM action_attempts WHERE action_id = $1 ORDER BY attempt`, [id])).rows;
+  const ended = (url: string, id: string) =>
+    waitFor(async () => {
+      const r = await request(url).get(`/actions/${id}`);
+      return ['done', 'failed', 'cancelled'].includes(r.body.status) ? r.body : null;
+    });
+
+  it('commits the handler’s writes with the action’s done: one effect, one trace row, the callback’s result, order kept in the group', async () => {
+    const { app, url } = await startTestApp(db.url, { WORKER_CONCURRENCY: '4' }, [EffectModule]);
+    try {
+      const { body } = await request(url)
+        .post('/actions/batch')
+        .send({ actions: Array.from({ length: 6 }, (_, i) => ({ type: 'tx.effect', lockId: 41 + (i % 2), payload: { i } })) })
+        .expect(201);
+      const ids: string[] = body.actions.map((a: { id: string }) => a.id);
+      const done = await Promise.all(ids.map((id) => ended(url, id)));
+      for (const [i, action] of done.entries()) {
+        expect(action.status).toBe('done');
+        expect(action.result).toEqual({ wrote: ids[i], attempt: 1 });
+        expect(await effectsOf(ids[i])).toEqual([1]);
+        expect(await traceOf(ids[i])).toEqual([{ attempt: 1, outcome: 'done' }]);
+      }
+      // Each group's effects in id order (the next action started only after the commit).
+      for (const lockId of [41, 42]) {
+        const { rows } = await c.query<{ action_id: string }>(`SELECT action_id::text FROM tx_effects WHERE lock_id = $1 ORDER BY n`, [lockId]);
+        const order = rows.map((r) => r.action_id);
+        expect(order).toEqual([...order].sort((a, b) => Number(a) - Number(b)));
+        expect(order).toHaveLength(3);
+      }
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('rolls back a failing callback (charged, retried), keeps a committed done when the handler throws after it, and refuses misuse readably', async () => {
+    const { app, url } = await startTestApp(db.url, { WORKER_CONCURRENCY: '4' }, [EffectModule]);
+    try {
+      const post = async (payload: Record<string, unknown>, lockId: number) =>
+        (await request(url).post('/actions').send({ type: 'tx.effect', lockId, payload }).expect(201)).body.id as string;
+      const failing = await post({ failUntil: 2 }, 51);
+      const throwsAfter = await post({ mode: 'throwAfter' }, 52);
+      const nested = await post({ mode: 'nested' }, 53);
+      const unstorable = await post({ mode: 'unstorable' }, 54);
+      const again = await post({ mode: 'again' }, 55);
+      const keep = await post({ mode: 'keep' }, 56);
+
+      const f = await ended(url, failing);
+      expect(f.status).toBe('done');
+      expect(f.chargedAttempts).toBe(2);
+      expect((await traceOf(failing)).map((t) => t.outcome)).toEqual(['error', 'error', 'done']);
+      // Only the committed attempt's write is visible.
+      expect(await effectsOf(failing)).toEqual([3]);
+
+      const t = await ended(url, throwsAfter);
+      expect(t.status).toBe('done');
+      expect(t.result).toEqual({ wrote: throwsAfter, attempt: 1 });
+      expect(await traceOf(throwsAfter)).toEqual([{ attempt: 1, outcome: 'done' }]);
+
+      const n = await ended(url, nested);
+      expect(n.status).toBe('failed');
+      expect(n.lastError).toMatch(/ActionTransactionMisuseError.*already open: nested calls are not supported/);
+      expect(await effectsOf(nested)).toEqual([]);
+
+      const u = await ended(url, unstorable);
+      expect(u.status).toBe('failed');
+      expect(u.lastError).toMatch(/JSON/);
+      expect(await effectsOf(unstorable)).toEqual([]);
+
+      await ended(url, again);
+      expect(misuse.find((m) => m.id === again)?.error).toBeInstanceOf(ActionTransactionMisuseError);
+      expect(String(misuse.find((m) => m.id === again)?.error)).toMatch(/already completed by ctx.transaction/);
+
+      await ended(url, keep);
+      await expect(kept[0].transaction(async () => 'late')).rejects.toThrow(/called after its attempt ended; nothing was written/);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('refuses the commit of a holder whose lease was taken over: nothing of it visible, the new holder’s commit stands', async () => {
+    const dataSource = new DataSource({ type: 'postgres', url: db.url });
+    await dataSource.initialize();
+    try {
+      await c.query(`INSERT INTO actions (lock_id, type) VALUES (61, 'tx.fenced'), (61, 'tx.fenced')`);
+      const claim = async (worker: string, leaseMs: number): Promise<LeasedActionRow> => {
+        for (const suspect of [false, true]) {
+          const { rows } = await c.query<LeasedActionRow>({ ...CLAIM_ACTIONS_SQL, values: [worker, ['tx.fenced'], [null], 1, leaseMs, suspect] });
+          if (rows.length > 0) return rows[0];
+        }
+        throw new Error(`nothing to claim for ${worker}`);
+      };
+      const first = await claim('holder-a', 300);
+      let endedA = false;
+      const a = new TransactionalCompletion(dataSource, 'holder-a', first, () => (endedA = true));
+      let release!: () => void;
+      const taken = new Promise<void>((resolve) => (release = resolve));
+      // Holder A passes the early check, writes, then stalls while its lease expires and B takes the action.
+      const committingA = a.run(async (manager) => {
+        await manager.query(`INSERT INTO tx_effects (action_id, lock_id, attempt) VALUES ($1, 61, $2)`, [first.id, first.attempts]);
+        await taken;
+        return 'from a';
+      });
+      await sleep(400);
+      const { rows: reaped } = await c.query({ ...REAP_EXPIRED_LEASES_SQL, values: [10] });
+      expect(reaped.map((r: { action_id: string }) => r.action_id)).toEqual([first.id]);
+      const second = await claim('holder-b', 60_000);
+      expect(second.id).toBe(first.id);
+      expect(second.attempts).toBe(first.attempts + 1);
+      const b = new TransactionalCompletion(dataSource, 'holder-b', second, () => undefined);
+      await b.run(async (manager) => {
+        await manager.query(`INSERT INTO tx_effects (action_id, lock_id, attempt) VALUES ($1, 61, $2)`, [second.id, second.attempts]);
+        return 'from b';
+      });
+      release();
+      await expect(committingA).rejects.toBeInstanceOf(ActionFencedError);
+      await expect(committingA).rejects.toThrow(/lease was lost .* before the commit/);
+      expect(endedA).toBe(false);
+      expect(a.committed).toBe(false);
+      expect(await effectsOf(first.id)).toEqual([second.attempts]);
+      const { rows } = await c.query(`SELECT status, result FROM actions WHERE id = $1`, [first.id]);
+      expect(rows[0]).toEqual({ status: 'done', result: 'from b' });
+      expect((await traceOf(first.id)).map((x) => x.outcome)).toEqual(['lease_expired', 'done']);
+      // The early check refuses a stale holder before its callback runs.
+      const stale = new TransactionalCompletion(dataSource, 'holder-a', first, () => undefined);
+      let ran = false;
+      await expect(stale.run(async () => (ran = true))).rejects.toThrow(/may no longer complete: it is done/);
+      expect(ran).toBe(false);
+      // The group moved on to its next action.
+      await waitFor(async () => (await c.query(`SELECT 1 FROM actions WHERE lock_id = 61 AND is_head AND status = 'pending'`)).rowCount === 1);
+    } finally {
+      await dataSource.destroy();
+    }
+  });
+});
