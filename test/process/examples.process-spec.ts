@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { checkTrace, formatTraceReport, ServiceProcess, startServiceProcess, waitForActions } from '../../src/testing';
-import { connect, createEmptyTestDatabase, TestDatabase } from '../support';
+import { connect, createEmptyTestDatabase, TestDatabase, waitFor } from '../support';
 
 const ROOT = join(__dirname, '..', '..');
 const SETUP_TIMEOUT_MS = 300_000;
@@ -129,6 +129,8 @@ describe('examples installed from the packed tarball', () => {
       const report = await checkTrace(db.url);
       expect(report.ok).toBe(true);
       expect(formatTraceReport(report)).toMatch(/^1 actions, 1 trace rows/);
+      // Its @OnQueueEvent('completed') provider heard it (examples/embedded-app/src/order-events.listener.ts), through the tarball's exports.
+      await waitFor(async () => app!.output().includes(`action ${actionId} (order.ship) completed at attempt 1`), 10_000);
     });
 
     it('answers npx ordered-action-queue in the app folder, from the installed bin, on the queue the app runs', async () => {
