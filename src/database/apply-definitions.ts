@@ -70,6 +70,14 @@ async function recorded(db: Queryable, schema: string): Promise<{ name: string; 
 }
 
 /**
+ * The definitions of the database applied by a release newer than this one
+ * (versions compared as numbers), by name; none when the table does not exist.
+ */
+export async function newerDefinitions(db: Queryable, schema: string): Promise<{ name: string; release: string }[]> {
+  return ((await recorded(db, schema)) ?? []).filter((r) => compareReleases(r.release, RELEASE_VERSION) > 0).map(({ name, release }) => ({ name, release }));
+}
+
+/**
  * Throws when a definition of the database was applied by a release newer
  * than this one (versions compared as numbers), as refuseNewerSchema does for
  * migrations: this release's statements may not fit it, and re-applying its
@@ -78,7 +86,7 @@ async function recorded(db: Queryable, schema: string): Promise<{ name: string; 
  * @throws NewerDefinitionsError naming the newer rows.
  */
 export async function refuseNewerDefinitions(db: Queryable, schema: string): Promise<void> {
-  const newer = ((await recorded(db, schema)) ?? []).filter((r) => compareReleases(r.release, RELEASE_VERSION) > 0);
+  const newer = await newerDefinitions(db, schema);
   if (newer.length > 0) throw new NewerDefinitionsError(newer);
 }
 

@@ -9,7 +9,7 @@ import { otherReleaseSessions } from '../release/other-release-sessions';
 import { RELEASE_VERSION } from '../release/release-version';
 import { LIFT_DBA_SESSION_LIMITS } from './dba-session-limits';
 import { holdsRelease01Schema, RELEASE_0_1_MIGRATIONS, upgradeRelease01Schema } from './release-0.1-upgrade';
-import { applyDefinitions, pendingDefinitions, refuseNewerDefinitions } from './apply-definitions';
+import { applyDefinitions, newerDefinitions, pendingDefinitions, refuseNewerDefinitions } from './apply-definitions';
 import { MIGRATION_LOCK_KEY } from './migration-lock';
 
 /** What {@link MigrationsService.schemaState} reads: the queue's migrations in a database against this release's. */
@@ -20,7 +20,7 @@ export interface QueueSchemaState {
   applied: string[];
   /** This release's migrations not applied yet, in the order start-up applies them. */
   pending: string[];
-  /** Migrations a later release applied: this release refuses to run or migrate. */
+  /** Migrations (then definitions, `definition <name> (<release>)`) a later release applied: this release refuses to run or migrate. */
   newer: string[];
   /** Every migration of this release, in order. */
   known: string[];
@@ -114,14 +114,19 @@ export class MigrationsService implements OnModuleInit {
    *
    * @returns names as TypeORM records them (`<Name><timestamp>`): `applied` in
    *   this release's order (then any newer ones), `pending` not applied yet (what
-   *   start-up would apply, in order), `newer` applied by a later release,
+   *   start-up would apply, in order), `newer` applied by a later release
+   *   (migrations, then definitions a later release applied, as
+   *   `definition <name> (<release>)`: this release refuses those too),
    *   `release01` whether a release 0.1 schema awaits conversion in place.
    */
   async schemaState(): Promise<QueueSchemaState> {
     const recorded = await this.applied();
     const appliedSet = new Set(recorded);
     const known = new Set([...MIGRATION_NAMES, ...RELEASE_0_1_MIGRATIONS]);
-    const newer = recorded.filter((name) => !known.has(name));
+    const newer = [
+      ...recorded.filter((name) => !known.has(name)),
+      ...(await newerDefinitions(this.database.dataSource, this.schema)).map((d) => `definition ${d.name} (${d.release})`),
+    ];
     return {
       schema: this.schema,
       applied: [...MIGRATION_NAMES.filter((name) => appliedSet.has(name)), ...newer],

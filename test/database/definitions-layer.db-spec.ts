@@ -103,6 +103,13 @@ describe('the definitions layer (src/database/functions, applied after the migra
           );
         }
         await expect(applyDefinitions(ds, SCHEMA, { lockHeld: false })).rejects.toThrow(NewerDefinitionsError);
+        // The command line reads the same state (schema-version, and its refusal to run commands).
+        const state = await new MigrationsService(
+          { dataSource: ds, url: db.url, owned: true, placement: DEFAULT_PLACEMENT },
+          { database: { url: db.url }, runMigrations: false },
+          loadSettings({}),
+        ).schemaState();
+        expect(state.newer).toEqual(['definition aq_claim_actions (0.10.0)']);
         expect((await c.query(`SELECT sha256 FROM schema_definitions WHERE name = 'aq_claim_actions'`)).rows).toEqual([{ sha256: 'newer' }]);
         // An older release's row is upgraded, as any changed checksum.
         await c.query(`UPDATE schema_definitions SET release = '0.3.9' WHERE name = 'aq_claim_actions'`);
