@@ -53,7 +53,11 @@ export interface ActionRetriedEvent extends QueueEventBase {
 
 /** `cancelled`: the action is `cancelled`. @publicApi */
 export interface ActionCancelledEvent extends QueueEventBase {
-  /** `command`: an operator's cancel of a pending or failed action; `worker`: a running action's handler stopped after its cancellation was requested. */
+  /**
+   * `command`: an operator's cancel of a pending or failed action; `worker`: a
+   * running action's handler stopped after its cancellation was requested (or,
+   * when it never stopped, this instance's reaper ended its expired lease).
+   */
   by: 'command' | 'worker';
   /** With `by: 'worker'`: the attempt that was stopped. */
   attempt?: number;

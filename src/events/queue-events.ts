@@ -30,9 +30,10 @@ export interface QueueEventListenerOptions {
  * delivering it, or when the listener's backlog is full (then counted in
  * `action_queue_events_dropped_total{event}`); the actions' rows and their
  * attempts' trace are the durable record. Only this instance's work is
- * reported: the attempts its worker recorded and the commands (REST, bulk
- * operations or `ActionQueue`) it ran; another instance's work, plain-SQL
- * changes and the leases the reaper ended are not.
+ * reported: the attempts its worker recorded, the commands (REST, bulk
+ * operations or `ActionQueue`) it ran and the leases its reaper ended for
+ * good; another instance's work, plain-SQL changes and the command line's
+ * commands are not.
  *
  * @example
  * ```ts

@@ -85,7 +85,10 @@ class EventRecorder {
 class EventsTestModule {}
 
 describe('lifecycle events', () => {
-  const t = withTestApp('lifecycle_events', { env: { WORKER_CONCURRENCY: '8', WORKER_POLL_INTERVAL_MS: '100' }, imports: [EventsTestModule] });
+  const t = withTestApp('lifecycle_events', {
+    env: { WORKER_CONCURRENCY: '8', WORKER_POLL_INTERVAL_MS: '100', REAPER_INTERVAL_MS: '200' },
+    imports: [EventsTestModule],
+  });
   const recorder = () => t.app.get(EventRecorder);
   const events = () => t.app.get(QueueEvents);
   const names = (id: string) =>
@@ -162,6 +165,32 @@ describe('lifecycle events', () => {
     ]);
     await waitFor(async () => names(behind).includes('cancelled'));
     expect(names(behind)).toEqual(['cancelled']);
+  });
+
+  it('the reaper reports a suspect whose lease expired again as failed for good (lease_expired), and its group blocked', async () => {
+    // A type no handler of the app runs: only the stand-in worker below ever holds it.
+    const id = await insertAction(t.pg, 46, 'events.lost', {}, 1);
+    // A suspect (lost with its instance before) is charged for its next loss (aq_loss_charge).
+    await t.pg.query(`UPDATE actions SET quarantined = true WHERE id = $1`, [id]);
+    const { rows } = await t.pg.query(`SELECT id::text FROM aq_claim_actions('vanished-worker', ARRAY['events.lost'], ARRAY[NULL::int], 1, 1, true)`);
+    expect(rows).toEqual([{ id }]);
+    await waitFor(async () => names(id).includes('blocked'));
+    const [failed, blocked] = recorder().of(id);
+    expect(failed).toEqual({
+      name: 'failed',
+      payload: {
+        actionId: id,
+        lockId: '46',
+        type: 'events.lost',
+        attempt: 1,
+        outcome: 'lease_expired',
+        error: expect.any(String),
+        willRetry: false,
+        at: expect.any(Date),
+      },
+    });
+    expect(blocked.payload).toMatchObject({ actionId: id, lockId: '46', type: 'events.lost' });
+    expect((await t.pg.query(`SELECT status FROM actions WHERE id = $1`, [id])).rows).toEqual([{ status: 'failed' }]);
   });
 
   it('a bulk retry of failed skip actions gives retried with each copy, and no unblocked', async () => {

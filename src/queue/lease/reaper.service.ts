@@ -9,7 +9,15 @@ import { LeaseKeeper } from './lease-keeper.service';
 import { ReapedLeases } from './reaped-leases';
 import { refusalGraceMs, unknownLeaseCutoffMs } from './reaper-timing';
 import { isDatabaseRefusal } from './database-refusal';
-import { GRACE_EXPIRED_LEASES_SQL, REAP_EXPIRED_LEASES_SQL, RELEASE_UNKNOWN_LEASES_SQL, UNKNOWN_LEASES_CUTOFF_SQL } from '../sql/lost-attempts.sql';
+import {
+  GRACE_EXPIRED_LEASES_SQL,
+  REAP_EXPIRED_LEASES_SQL,
+  REAPED_ACTIONS_SQL,
+  RELEASE_UNKNOWN_LEASES_SQL,
+  UNKNOWN_LEASES_CUTOFF_SQL,
+} from '../sql/lost-attempts.sql';
+import { QueueEventSink } from '../../events/queue-event-sink';
+import { publishReapedEnds, ReapedAction, reapedToReport } from './reaped-events';
 import { WORKER_ID } from '../instance/worker-id.token';
 import { WorkerMetrics } from '../instance/worker-metrics';
 
@@ -35,7 +43,9 @@ const REAP_BATCH = 500;
  * learn by the notification of 021-suspect-notify.up.sql). Each round also
  * releases this worker's unknown leases: granted by a statement whose answer
  * never arrived (012-unknown-leases.up.sql), so that they run again at once
- * instead of expiring as losses. Any number of instances may
+ * instead of expiring as losses. An action a reaping ends for good (failed,
+ * cancelled) is posted to the lifecycle events after the commit (reaped-events.ts).
+ * Any number of instances may
  * reap at once (SKIP LOCKED); runs never overlap within one.
  *
  * After rounds the database refused (read-only, down: see
@@ -63,6 +73,7 @@ export class ReaperService implements OnApplicationBootstrap, BeforeApplicationS
     private readonly metrics: WorkerMetrics,
     private readonly leases: LeaseKeeper,
     private readonly reaped: ReapedLeases,
+    private readonly events: QueueEventSink,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -119,6 +130,7 @@ export class ReaperService implements OnApplicationBootstrap, BeforeApplicationS
         this.logger.warn(`Lease expired: action ${r.action_id} attempt ${r.attempt} (worker ${r.worker_id}); now ${r.status}, ${charge}`);
       }
       total += rows.length;
+      await this.report(rows);
       if (rows.length < REAP_BATCH) break;
     }
     if (total > 0) {
@@ -128,6 +140,22 @@ export class ReaperService implements OnApplicationBootstrap, BeforeApplicationS
     }
     await this.releaseUnknownLeases();
     return total;
+  }
+
+  /**
+   * Posts the lifecycle events of the attempts a committed reaping ended for
+   * good (reaped-events.ts), reading their actions only when a listener waits
+   * for them; a failed read loses those events (at most once), never the reaping.
+   */
+  private async report(rows: { action_id: string; attempt: number; status: string }[]): Promise<void> {
+    const toReport = reapedToReport(this.events, rows);
+    if (toReport.length === 0) return;
+    try {
+      const { rows: actions } = await this.pool.query<ReapedAction>(REAPED_ACTIONS_SQL, [toReport.map((r) => r.action_id)]);
+      publishReapedEnds(this.events, toReport, actions);
+    } catch (error) {
+      this.logger.warn(`The lifecycle events of ${toReport.length} reaped action(s) were not sent: ${(error as Error).message}`);
+    }
   }
 
   /**

@@ -51,3 +51,11 @@ export const GRACE_EXPIRED_LEASES_SQL = `WITH g AS (
   WHERE status = 'running' AND lease_expires_at < now()
   RETURNING 1
 ) SELECT count(*)::int AS n FROM g`;
+
+/**
+ * What the lifecycle events say about actions the reaper ended for good:
+ * `$1::bigint[]` ids. Read after the reaping statement committed, and only
+ * when a listener waits for `failed`, `blocked` or `cancelled` (the reaper's
+ * own rows carry no type or group).
+ */
+export const REAPED_ACTIONS_SQL = `SELECT id::text, lock_id::text, type, on_failure, last_error FROM actions WHERE id = ANY($1::bigint[])`;
