@@ -24,7 +24,7 @@ export type {
 // Handlers.
 export { ActionHandler } from './handlers/action-handler.decorator';
 export { ActionHandlerHost } from './handlers/action-handler.host';
-export type { ActionContext, QueuedAction } from './handlers/action-context.interface';
+export type { ActionContext, GroupState, QueuedAction } from './handlers/action-context.interface';
 export type { ActionHandlerOptions, ChunkOptions } from './handlers/action-handler-options.interface';
 export { MAX_CHUNK_SIZE } from './handlers/action-handler-options.interface';
 export { ChunkHandlerHost, chunkDone, chunkFailed } from './handlers/chunk-handler.host';

@@ -165,6 +165,25 @@ export class QueueSettings {
   @Min(0)
   @Max(36_500)
   IDEMPOTENCY_WINDOW_DAYS = 7;
+  /**
+   * Largest per-group state a handler may store with `ctx.groupState.set`
+   * (bytes of its JSON text). A larger one fails the attempt (charged), nothing written.
+   */
+  @Transform(toInteger)
+  @IsInt()
+  @Min(2)
+  @Max(16_777_216)
+  GROUP_STATE_MAX_BYTES = 65_536;
+  /**
+   * Days a group's state is kept after it last changed once the group has no
+   * pending or running action; retention then deletes it. 0: kept until an
+   * operator deletes it.
+   */
+  @Transform(toInteger)
+  @IsInt()
+  @Min(0)
+  @Max(36_500)
+  GROUP_STATE_RETENTION_DAYS = 30;
   /** How often the retention job runs (ms), when RETENTION_DAYS > 0. */
   @Transform(toInteger)
   @IsInt()

@@ -29,6 +29,30 @@ export interface QueuedAction {
 }
 
 /**
+ * The state of the action's group (`ctx.groupState`), read and written inside
+ * `ctx.transaction`, in its transaction: a state set there commits with the
+ * action's completion, or not at all. Its version grows by one with each
+ * completed action that changed it (`GET /groups/:lockId/state`).
+ * @publicApi
+ */
+export interface GroupState {
+  /**
+   * The group's state as this transaction sees it (a value set earlier in it, else the stored one).
+   * @returns the JSON value, or undefined when the group has none.
+   * @throws ActionTransactionMisuseError outside an open `ctx.transaction`, or for an action without a group.
+   */
+  get<T = unknown>(): Promise<T | undefined>;
+  /**
+   * Sets the group's state, written when the transaction completes the action.
+   * @param value any JSON value (objects, arrays, strings, numbers, booleans, null).
+   * @throws TypeError when JSON cannot represent it (undefined, a function, a BigInt, a cycle) or jsonb cannot store it (NUL, an unpaired surrogate).
+   * @throws RangeError when its JSON is over GROUP_STATE_MAX_BYTES (default 64 KiB).
+   * @throws ActionTransactionMisuseError outside an open `ctx.transaction`, or for an action without a group.
+   */
+  set(value: unknown): void;
+}
+
+/**
  * What a handler gets besides the action.
  * @publicApi
  */
@@ -78,4 +102,6 @@ export interface ActionContext {
    * Any error of `work` or of the database: rolled back; thrown on to the handler.
    */
   transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T>;
+  /** The state of the action's group, for use inside `ctx.transaction` (see GroupState). */
+  groupState: GroupState;
 }

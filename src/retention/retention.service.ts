@@ -9,6 +9,7 @@ import { JOB_STOP_TIMEOUT_MS, shutdownStep } from '../shutdown-steps';
 import { sleep } from '../sleep';
 import { DELETE_EMPTY_GROUPS_SQL, LOCK_EMPTY_GROUPS_SQL } from './sql/delete-empty-groups.sql';
 import { DELETE_EXPIRED_ACTIONS_SQL } from './sql/delete-expired-actions.sql';
+import { DELETE_STALE_GROUP_STATES_SQL } from './sql/delete-stale-group-states.sql';
 
 /** Rows deleted per statement (and per transaction), unless the statement_timeout asks for fewer. */
 export const RETENTION_BATCH_SIZE = 1_000;
@@ -57,8 +58,11 @@ export class RetentionService implements OnApplicationBootstrap, BeforeApplicati
   ) {}
 
   onApplicationBootstrap(): void {
-    if (this.settings.RETENTION_DAYS === 0 || !this.settings.WORKER_ENABLED) return;
-    const tick = () => void this.purge().catch((error: Error) => this.logger.warn(`Retention failed (will retry): ${error.message}`));
+    if ((this.settings.RETENTION_DAYS === 0 && this.settings.GROUP_STATE_RETENTION_DAYS === 0) || !this.settings.WORKER_ENABLED) return;
+    const tick = () =>
+      void this.purge()
+        .then(() => (this.stopping ? 0 : this.purgeGroupStates()))
+        .catch((error: Error) => this.logger.warn(`Retention failed (will retry): ${error.message}`));
     this.timer = setInterval(tick, this.settings.RETENTION_INTERVAL_MS);
     tick();
   }
@@ -137,6 +141,25 @@ export class RetentionService implements OnApplicationBootstrap, BeforeApplicati
       if (locked.length < size || this.stopping) break;
       after = locked[locked.length - 1];
     }
+    return total;
+  }
+
+  /**
+   * Deletes the stored group states (ctx.groupState) unchanged for more than
+   * `days` days whose group has no pending or running action, a batch per
+   * statement until one comes back short.
+   * @param days GROUP_STATE_RETENTION_DAYS by default; 0 or less deletes nothing.
+   * @returns how many states were deleted.
+   */
+  async purgeGroupStates(days = this.settings.GROUP_STATE_RETENTION_DAYS): Promise<number> {
+    if (days <= 0) return 0;
+    let total = 0;
+    for (;;) {
+      const { rows } = await this.pool.query<{ deleted: number }>({ text: DELETE_STALE_GROUP_STATES_SQL, values: [days, GROUP_PURGE_BATCH_SIZE] });
+      total += rows[0].deleted;
+      if (rows[0].deleted < GROUP_PURGE_BATCH_SIZE || this.stopping) break;
+    }
+    if (total > 0) this.logger.log(`Retention: deleted ${total} group state(s) unchanged for over ${days} day(s) in groups with no work`);
     return total;
   }
 

@@ -76,6 +76,13 @@ TABLE action_group_rate_limits (
   updated_at timestamp with time zone NOT NULL DEFAULT now()
 );
 
+TABLE action_group_states (
+  lock_id bigint NOT NULL,
+  state jsonb NOT NULL,
+  version bigint NOT NULL,
+  updated_at timestamp with time zone NOT NULL DEFAULT clock_timestamp()
+);
+
 TABLE action_pauses (
   id bigint NOT NULL,
   scope text NOT NULL,
@@ -227,6 +234,10 @@ CONSTRAINT action_group_rate_limits_pkey ON action_group_rate_limits PRIMARY KEY
 
 CONSTRAINT action_group_rate_limits_valid ON action_group_rate_limits CHECK ((((per_second >= (0.001)::double precision) AND (per_second <= (100000)::double precision)) AND ((burst >= 1) AND (burst <= 100000))));
 
+CONSTRAINT action_group_states_pkey ON action_group_states PRIMARY KEY (lock_id);
+
+CONSTRAINT action_group_states_version_positive ON action_group_states CHECK ((version > 0));
+
 CONSTRAINT action_pauses_pkey ON action_pauses PRIMARY KEY (id);
 
 CONSTRAINT action_pauses_reason_length ON action_pauses CHECK ((octet_length(reason) <= 1000));
@@ -289,6 +300,8 @@ CONSTRAINT instance_losses_pkey ON instance_losses PRIMARY KEY (worker_id);
 
 CONSTRAINT schema_definitions_pkey ON schema_definitions PRIMARY KEY (name);
 
+CREATE INDEX action_group_states_updated_idx ON action_queue.action_group_states USING btree (updated_at);
+
 CREATE INDEX action_schedules_next_tick_idx ON action_queue.action_schedules USING btree (next_tick_at);
 
 CREATE INDEX actions_blocked_idx ON action_queue.actions USING btree (lock_id, id) WHERE ((status = 'failed'::text) AND holds_group);
@@ -330,6 +343,8 @@ CREATE UNIQUE INDEX action_group_keys_pkey ON action_queue.action_group_keys USI
 CREATE UNIQUE INDEX action_group_locks_pkey ON action_queue.action_group_locks USING btree (lock_id);
 
 CREATE UNIQUE INDEX action_group_rate_limits_pkey ON action_queue.action_group_rate_limits USING btree (lock_id);
+
+CREATE UNIQUE INDEX action_group_states_pkey ON action_queue.action_group_states USING btree (lock_id);
 
 CREATE UNIQUE INDEX action_pauses_group_key ON action_queue.action_pauses USING btree (lock_id) WHERE (scope = 'group'::text);
 

@@ -44,7 +44,27 @@ class EffectHandler extends ActionHandlerHost {
   }
 }
 
-@Module({ providers: [EffectHandler] })
+/** Counts its group's completed actions in the group state, with an effect row in the same transaction. */
+@ActionHandler({ type: 'tx.counter', backoffBaseMs: 10, backoffCapMs: 20 })
+class CounterHandler extends ActionHandlerHost {
+  async handle(action: QueuedAction, ctx: ActionContext) {
+    if (action.payload.mode === 'outside') {
+      ctx.groupState.set({ outside: true });
+      return null;
+    }
+    return ctx.transaction(async (manager) => {
+      const state = await ctx.groupState.get<{ count: number; ids: string[] }>();
+      await manager.query(`INSERT INTO tx_effects (action_id, lock_id, attempt) VALUES ($1, $2, $3)`, [action.id, action.lockId, ctx.attempt]);
+      const next = { count: (state?.count ?? 0) + 1, ids: [...(state?.ids ?? []), action.id], pad: 'x'.repeat(Number(action.payload.pad ?? 0)) };
+      ctx.groupState.set(next);
+      // Read back: this transaction's own value.
+      const seen = await ctx.groupState.get<{ count: number }>();
+      return { count: seen?.count };
+    });
+  }
+}
+
+@Module({ providers: [EffectHandler, CounterHandler] })
 class EffectModule {}
 
 describe('completing an action in the handler’s own transaction (ctx.transaction)', () => {
@@ -155,7 +175,7 @@ describe('completing an action in the handler’s own transaction (ctx.transacti
       };
       const first = await claim('holder-a', 300);
       let endedA = false;
-      const a = new TransactionalCompletion(dataSource, 'holder-a', first, () => (endedA = true));
+      const a = new TransactionalCompletion(dataSource, 'holder-a', first, 65_536, () => (endedA = true));
       let release!: () => void;
       const taken = new Promise<void>((resolve) => (release = resolve));
       // Holder A passes the early check, writes, then stalls while its lease expires and B takes the action.
@@ -170,7 +190,7 @@ describe('completing an action in the handler’s own transaction (ctx.transacti
       const second = await claim('holder-b', 60_000);
       expect(second.id).toBe(first.id);
       expect(second.attempts).toBe(first.attempts + 1);
-      const b = new TransactionalCompletion(dataSource, 'holder-b', second, () => undefined);
+      const b = new TransactionalCompletion(dataSource, 'holder-b', second, 65_536, () => undefined);
       await b.run(async (manager) => {
         await manager.query(`INSERT INTO tx_effects (action_id, lock_id, attempt) VALUES ($1, 61, $2)`, [second.id, second.attempts]);
         return 'from b';
@@ -185,7 +205,7 @@ describe('completing an action in the handler’s own transaction (ctx.transacti
       expect(rows[0]).toEqual({ status: 'done', result: 'from b' });
       expect((await traceOf(first.id)).map((x) => x.outcome)).toEqual(['lease_expired', 'done']);
       // The early check refuses a stale holder before its callback runs.
-      const stale = new TransactionalCompletion(dataSource, 'holder-a', first, () => undefined);
+      const stale = new TransactionalCompletion(dataSource, 'holder-a', first, 65_536, () => undefined);
       let ran = false;
       await expect(stale.run(async () => (ran = true))).rejects.toThrow(/may no longer complete: it is done/);
       expect(ran).toBe(false);
@@ -193,6 +213,111 @@ describe('completing an action in the handler’s own transaction (ctx.transacti
       await waitFor(async () => (await c.query(`SELECT 1 FROM actions WHERE lock_id = 61 AND is_head AND status = 'pending'`)).rowCount === 1);
     } finally {
       await dataSource.destroy();
+    }
+  });
+});
+
+describe('per-group state (ctx.groupState)', () => {
+  const db = withTestDatabase('tx_group_state');
+  let c: Client;
+
+  beforeAll(async () => {
+    c = await connect(db.url);
+    await c.query(EFFECTS_TABLE);
+  });
+  afterAll(async () => {
+    await c?.end();
+  });
+
+  const finalOf = (url: string, id: string) =>
+    waitFor(async () => {
+      const r = await request(url).get(`/actions/${id}`);
+      return ['done', 'failed', 'cancelled'].includes(r.body.status) ? r.body : null;
+    });
+
+  it('commits the state with each completion (version = completed actions), serves and deletes it over REST, by lock id and by key', async () => {
+    const { app, url } = await startTestApp(db.url, { WORKER_CONCURRENCY: '4', GROUP_STATE_MAX_BYTES: '400' }, [EffectModule]);
+    try {
+      const { body } = await request(url)
+        .post('/actions/batch')
+        .send({ actions: Array.from({ length: 5 }, () => ({ type: 'tx.counter', lockId: 71 })) })
+        .expect(201);
+      const ids: string[] = body.actions.map((a: { id: string }) => a.id);
+      const done = await Promise.all(ids.map((id) => finalOf(url, id)));
+      expect(done.map((a) => a.result)).toEqual([1, 2, 3, 4, 5].map((count) => ({ count })));
+      const state = await request(url).get('/groups/71/state').expect(200);
+      expect(state.body).toMatchObject({ lockId: '71', version: 5, state: { count: 5, ids } });
+      expect(new Date(state.body.updatedAt).getTime()).toBeGreaterThan(Date.now() - 60_000);
+      const { rows } = await c.query(`SELECT version::int AS version, state->'count' AS count FROM action_group_states WHERE lock_id = 71`);
+      expect(rows).toEqual([{ version: 5, count: 5 }]);
+
+      // By key.
+      const keyed = await request(url).post('/actions').send({ type: 'tx.counter', groupKey: 'account:7' }).expect(201);
+      await finalOf(url, keyed.body.id);
+      const byKey = await request(url)
+        .get(`/groups/by-key/${encodeURIComponent('account:7')}/state`)
+        .expect(200);
+      expect(byKey.body).toMatchObject({ version: 1, state: { count: 1, ids: [keyed.body.id] } });
+      await request(url).get('/groups/by-key/never-used/state').expect(404);
+      await request(url).get('/groups/72/state').expect(404);
+      await request(url).get('/groups/x/state').expect(400);
+
+      // An operator's delete; the next action starts again at version 1.
+      await request(url).delete('/groups/71/state').expect(204);
+      await request(url).delete('/groups/71/state').expect(404);
+      await request(url).get('/groups/71/state').expect(404);
+      await request(url)
+        .delete(`/groups/by-key/${encodeURIComponent('account:7')}/state`)
+        .expect(204);
+      const again = await request(url).post('/actions').send({ type: 'tx.counter', lockId: 71 }).expect(201);
+      expect((await finalOf(url, again.body.id)).result).toEqual({ count: 1 });
+      expect((await request(url).get('/groups/71/state').expect(200)).body.version).toBe(1);
+
+      // Over GROUP_STATE_MAX_BYTES: the attempt fails (charged), nothing of it written.
+      const big = await request(url)
+        .post('/actions')
+        .send({ type: 'tx.counter', lockId: 73, payload: { pad: 500 } })
+        .expect(201);
+      const failed = await request(url)
+        .post('/actions')
+        .send({ type: 'tx.counter', lockId: 74, payload: { mode: 'outside' } })
+        .expect(201);
+      const b = await waitFor(async () => {
+        const r = await request(url).get(`/actions/${big.body.id}`);
+        return r.body.chargedAttempts >= 1 ? r.body : null;
+      });
+      expect(b.lastError).toMatch(/RangeError: group state of lock 73 is \d+ bytes as JSON, over GROUP_STATE_MAX_BYTES \(400\)/);
+      expect((await c.query(`SELECT 1 FROM tx_effects WHERE action_id = $1`, [big.body.id])).rowCount).toBe(0);
+      expect((await c.query(`SELECT 1 FROM action_group_states WHERE lock_id = 73`)).rowCount).toBe(0);
+      const f = await waitFor(async () => {
+        const r = await request(url).get(`/actions/${failed.body.id}`);
+        return r.body.chargedAttempts >= 1 ? r.body : null;
+      });
+      expect(f.lastError).toMatch(/ActionTransactionMisuseError: ctx.groupState.set\(\) works only inside ctx.transaction/);
+      await request(url).post(`/actions/${big.body.id}/cancel`);
+      await request(url).post(`/actions/${failed.body.id}/cancel`);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('retention deletes the states of groups with no work left after GROUP_STATE_RETENTION_DAYS, and keeps the others', async () => {
+    const { app } = await startTestApp(db.url, { WORKER_ENABLED: 'false' }, [EffectModule]);
+    try {
+      await c.query(`INSERT INTO actions (lock_id, type) VALUES (82, 'tx.counter')`);
+      await c.query(
+        `INSERT INTO action_group_states (lock_id, state, version, updated_at) VALUES
+           (81, '{"old": true}', 3, now() - interval '40 days'),
+           (82, '{"old": true, "work": "pending"}', 2, now() - interval '40 days'),
+           (83, '{"recent": true}', 1, now() - interval '2 days')`,
+      );
+      const { RetentionService } = await import('../../src/retention/retention.service');
+      expect(await app.get(RetentionService).purgeGroupStates(30)).toBe(1);
+      const { rows } = await c.query<{ lock_id: string }>(`SELECT lock_id::text FROM action_group_states WHERE lock_id BETWEEN 81 AND 83 ORDER BY lock_id`);
+      expect(rows.map((r) => r.lock_id)).toEqual(['82', '83']);
+      expect(await app.get(RetentionService).purgeGroupStates(0)).toBe(0);
+    } finally {
+      await app.close();
     }
   });
 });

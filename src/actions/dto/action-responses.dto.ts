@@ -11,6 +11,7 @@ import type {
   StatsResource,
 } from '../action.resource';
 import type { Describes } from './describes';
+import type { GroupHandlerStateResource } from '../groups/group-handler-state.resource';
 
 /*
  * Response shapes for the OpenAPI document only. The controllers return the
@@ -333,4 +334,19 @@ export class ErrorResponseDto {
 
   @ApiPropertyOptional({ example: 'Bad Request' })
   error?: string;
+}
+
+/** A group's stored state (`GET /groups/:lockId/state`). */
+export class GroupHandlerStateResponseDto implements Describes<GroupHandlerStateResource, GroupHandlerStateResponseDto> {
+  @ApiProperty({ example: '26' })
+  lockId: string;
+
+  @ApiProperty({ example: { balance: 120 }, description: 'The JSON value the handlers stored with ctx.groupState.set' })
+  state: unknown;
+
+  @ApiProperty({ example: 3, description: 'Completed actions that changed it (1 for the first)' })
+  version: number;
+
+  @ApiProperty({ example: '2026-01-01T00:00:00.000Z', description: 'When it last changed' })
+  updatedAt: string;
 }

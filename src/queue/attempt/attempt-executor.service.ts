@@ -1,6 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import { QUEUE_DATA_SOURCE } from '../../database/queue-data-source.token';
+import { QueueSettings } from '../../config/settings';
+import { SETTINGS } from '../../config/settings.token';
 import { AttemptTrace, QueueSpans } from '../../tracing/queue-spans';
 import type { AttemptEnd } from './attempt-end';
 import { QueueEventSink } from '../../events/queue-event-sink';
@@ -53,6 +55,7 @@ export class AttemptExecutor {
     private readonly events: QueueEventSink,
     @Inject(QUEUE_DATA_SOURCE) private readonly dataSource: DataSource,
     @Inject(WORKER_ID) private readonly workerId: string,
+    @Inject(SETTINGS) private readonly settings: QueueSettings,
   ) {}
 
   /** Attempts not recorded yet. */
@@ -164,7 +167,7 @@ export class AttemptExecutor {
     const traced = this.spans.startAttempt([row]);
     // (A claim answered so late that the lease could expire soon is aborted by the LeaseKeeper's next fence check.)
     // Once ctx.transaction commits, the action is no longer this worker's: its lease is not renewed or fenced.
-    const completion = new TransactionalCompletion(this.dataSource, this.workerId, row, () => (lease.ended = true));
+    const completion = new TransactionalCompletion(this.dataSource, this.workerId, row, this.settings.GROUP_STATE_MAX_BYTES, () => (lease.ended = true));
     const run = await this.spans.within(traced, () => this.runner.run(row, lease.handlerStop, startWhen, completion));
     lease.ended = true;
     const seconds = (performance.now() - startedAt) / 1000;

@@ -1,6 +1,5 @@
 import { Logger } from '@nestjs/common';
 import { ActionContext, QueuedAction } from '../../handlers/action-context.interface';
-import { ActionTransactionMisuseError } from '../../handlers/action-transaction-misuse.error';
 import { RegisteredHandler } from '../../handlers/action-handlers.registry';
 import { ChunkHandlerHost } from '../../handlers/chunk-handler.host';
 import { throwBackOff } from '../../handlers/retry-after.error';
@@ -8,6 +7,7 @@ import { attemptContext } from '../containment/attempt-context';
 import { WatchdogSharedState } from '../containment/watchdog-shared-state';
 import { HandlerThreads } from '../isolation/handler-threads.service';
 import { LeasedActionRow } from '../sql/leased-action.sql';
+import { refusedGroupState, refuseTransaction } from '../../handlers/refused-context';
 import { TransactionalCompletion } from './transactional-completion';
 
 /** Called with an error a handler left uncaught (a stray error); returns whether it was charged to this attempt. */
@@ -95,6 +95,7 @@ export class HandlerInvoker {
       workerId: this.workerId,
       backOff: throwBackOff,
       transaction: completion ? (work) => completion.run(work) : refuseTransaction(chunkSize > 1 ? 'a chunk handler' : 'this attempt'),
+      groupState: completion ? completion.groupState : refusedGroupState(chunkSize > 1 ? 'a chunk handler' : 'this attempt'),
       // Built on first use: most handlers never log, and a Logger per attempt
       // showed up in the profile of quick handlers.
       get logger(): Logger {
@@ -105,11 +106,6 @@ export class HandlerInvoker {
       },
     };
   }
-}
-
-/** ctx.transaction where it cannot complete the action (a chunk: one transaction per action is not what the chunk records). */
-function refuseTransaction(where: string): ActionContext['transaction'] {
-  return () => Promise.reject(new ActionTransactionMisuseError(`ctx.transaction is not supported in ${where}; nothing was written`));
 }
 
 /** The handler's view of a leased row. */

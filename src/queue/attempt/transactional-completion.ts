@@ -1,10 +1,12 @@
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
+import type { GroupState } from '../../handlers/action-context.interface';
 import { ActionFencedError } from '../../handlers/action-fenced.error';
 import { ActionTransactionMisuseError } from '../../handlers/action-transaction-misuse.error';
 import { toResultJson } from '../outcome/handler-result';
 import { FINISH_CHUNKS_SQL, FinishAttemptsRow } from '../sql/finish-attempts.sql';
 import { LeasedActionRow } from '../sql/leased-action.sql';
-import { LOCK_GROUP_SQL, OWNER_CHECK_SQL, OwnerCheckRow } from '../sql/transactional-completion.sql';
+import { LOCK_GROUP_SQL, OWNER_CHECK_SQL, OwnerCheckRow, READ_GROUP_STATE_SQL, WRITE_GROUP_STATE_SQL } from '../sql/transactional-completion.sql';
+import { groupStateJson } from './group-state-json';
 
 /** Where a completion is: never opened, open (callback or commit under way), committed, or the attempt ended. */
 type CompletionState = 'idle' | 'open' | 'committed' | 'closed';
@@ -27,18 +29,29 @@ type CompletionState = 'idle' | 'open' | 'committed' | 'closed';
 export class TransactionalCompletion {
   private state: CompletionState = 'idle';
   private closed = false;
+  /** The open transaction's connection (while `open`). */
+  private runner: QueryRunner | null = null;
+  /** The group state set in the open transaction, as JSON text. */
+  private pendingState: string | undefined;
+  /** `ctx.groupState`: usable only while the transaction is open. */
+  readonly groupState: GroupState = {
+    get: <T>() => this.readGroupState<T>(),
+    set: (value: unknown) => this.setGroupState(value),
+  };
   private committedResult: string | null = null;
 
   /**
    * @param dataSource the queue's DataSource (the host app's when embedded).
    * @param workerId this instance's id (the lease owner).
    * @param row the leased action (its `attempts` is the fencing token).
+   * @param maxStateBytes GROUP_STATE_MAX_BYTES.
    * @param onCommitted called once, right after the commit (the attempt is recorded: stop renewing its lease).
    */
   constructor(
     private readonly dataSource: DataSource,
     private readonly workerId: string,
     private readonly row: LeasedActionRow,
+    private readonly maxStateBytes: number,
     private readonly onCommitted: () => void,
   ) {}
 
@@ -71,7 +84,9 @@ export class TransactionalCompletion {
       );
     }
     this.state = 'open';
+    this.pendingState = undefined;
     const runner = this.dataSource.createQueryRunner();
+    this.runner = runner;
     let began = false;
     try {
       await runner.connect();
@@ -94,6 +109,8 @@ export class TransactionalCompletion {
       this.state = this.closed ? 'closed' : 'idle';
       throw error;
     } finally {
+      this.runner = null;
+      this.pendingState = undefined;
       await runner.release();
     }
   }
@@ -114,6 +131,8 @@ export class TransactionalCompletion {
   /** Records `done` with the worker's finishing statement in this transaction; throws when the fence refuses it. */
   private async complete(runner: QueryRunner, resultJson: string): Promise<void> {
     if (this.row.lock_id !== null) await runner.query(LOCK_GROUP_SQL, [this.row.lock_id]);
+    // Before the fenced finish: a refused finish rolls the state back with everything else.
+    if (this.pendingState !== undefined) await runner.query(WRITE_GROUP_STATE_SQL, [this.row.lock_id, this.pendingState]);
     // No types to take, no claim: hand-off and claims stay the worker's; the
     // promotion marks the group's next head and wakes the workers.
     const values = [
@@ -140,5 +159,28 @@ export class TransactionalCompletion {
     if (mine?.kind !== 'finished') {
       throw new ActionFencedError(this.row.id, this.row.attempts, 'its lease was lost (reaped or taken over by another attempt) before the commit');
     }
+  }
+
+  private async readGroupState<T>(): Promise<T | undefined> {
+    const runner = this.openRunner('get');
+    if (this.pendingState !== undefined) return JSON.parse(this.pendingState) as T;
+    const [row] = (await runner.query(READ_GROUP_STATE_SQL, [this.row.lock_id])) as { state: T }[];
+    return row ? row.state : undefined;
+  }
+
+  private setGroupState(value: unknown): void {
+    this.openRunner('set');
+    this.pendingState = groupStateJson(value, this.maxStateBytes, this.row.lock_id as string);
+  }
+
+  /** The open transaction's connection; refuses a use outside it or for an action without a group. */
+  private openRunner(what: string): QueryRunner {
+    if (this.row.lock_id === null) {
+      throw new ActionTransactionMisuseError(`ctx.groupState.${what}(): action ${this.row.id} belongs to no group (no lockId), so it has no group state`);
+    }
+    if (this.state !== 'open' || !this.runner) {
+      throw new ActionTransactionMisuseError(`ctx.groupState.${what}() works only inside ctx.transaction (action ${this.row.id}); nothing was written`);
+    }
+    return this.runner;
   }
 }

@@ -11,7 +11,7 @@ import type { ChunkHandlerHost } from '../../handlers/chunk-handler.host';
 import type { ActionHandlerOptions } from '../../handlers/action-handler-options.interface';
 import { PermanentFailureError } from '../../handlers/permanent-failure.error';
 import { backOffRequested, throwBackOff } from '../../handlers/retry-after.error';
-import { ActionTransactionMisuseError } from '../../handlers/action-transaction-misuse.error';
+import { refusedGroupState, refuseTransaction } from '../../handlers/refused-context';
 import { jsonLengthExceeds, toResultJson } from '../outcome/handler-result';
 import { describeThrown, isPermanentFailure } from '../outcome/thrown-value';
 import { RETIRED_THREAD_EXIT_CODE, ThreadChunkOutcome, ThreadTask, ThreadTaskAnswer, ThreadTaskResult } from './thread-task';
@@ -37,6 +37,8 @@ const RETIRE_AFTER_IDLE_MS = 100;
 /** A stray error was raised here: this thread is retired as soon as no attempt runs in it. */
 let retiring = false;
 const threadLogger = new Logger('HandlerThread');
+/** ctx.transaction and ctx.groupState are refused here: the queue's DataSource and its connections live in the main thread. */
+const IN_A_THREAD = "a handler thread (isolation: 'thread': the queue's database connections live in the main thread)";
 
 process.on('unhandledRejection', (reason) => onStrayError('unhandled rejection', reason));
 process.on('uncaughtException', (error) => onStrayError('uncaught exception', error));
@@ -115,7 +117,15 @@ async function runTaken(task: ThreadTask): Promise<ThreadTaskAnswer> {
       scope = own;
       attemptScope.run(own, () => {
         try {
-          const ctx = { signal, attempt: task.action.attempt, workerId: task.workerId, logger, backOff: throwBackOff, transaction: refuseTransactionInThread };
+          const ctx = {
+            signal,
+            attempt: task.action.attempt,
+            workerId: task.workerId,
+            logger,
+            backOff: throwBackOff,
+            transaction: refuseTransaction(IN_A_THREAD),
+            groupState: refusedGroupState(IN_A_THREAD),
+          };
           Promise.resolve(chunk ? (handler as ChunkHandlerHost).handleChunk(chunk, ctx) : handler.handle(action, ctx)).then(resolve, reject);
         } catch (error) {
           reject(error);
@@ -188,13 +198,4 @@ async function build(file: string, type: string): Promise<ActionHandlerHost> {
   if (!module) return new handlerClass();
   const app = await NestFactory.createApplicationContext(module, { logger: ['error', 'warn'] });
   return app.get(handlerClass);
-}
-
-/** ctx.transaction in a handler thread: the queue's DataSource lives in the main thread, so it is refused (readable, nothing written). */
-function refuseTransactionInThread(): Promise<never> {
-  return Promise.reject(
-    new ActionTransactionMisuseError(
-      "ctx.transaction is not supported in a handler thread (isolation: 'thread'): the queue's database connections live in the main thread; nothing was written",
-    ),
-  );
 }

@@ -23,3 +23,15 @@ export interface OwnerCheckRow {
  * row. Parameter: `$1::bigint` lock id.
  */
 export const LOCK_GROUP_SQL = `SELECT 1 FROM action_group_locks WHERE lock_id = $1::bigint FOR UPDATE`;
+
+/** The group's stored state (action_group_states, 050-group-state.up.sql). Parameter: `$1::bigint` lock id. Returns `state` (jsonb). */
+export const READ_GROUP_STATE_SQL = `SELECT s.state FROM action_group_states AS s WHERE s.lock_id = $1::bigint`;
+
+/**
+ * Stores a group's state: version 1 for a new one, one more when the value
+ * changed, nothing when it is the same. Parameters: `$1::bigint` lock id,
+ * `$2::jsonb` the state (JSON text).
+ */
+export const WRITE_GROUP_STATE_SQL = `INSERT INTO action_group_states AS s (lock_id, state, version) VALUES ($1::bigint, $2::jsonb, 1)
+ON CONFLICT (lock_id) DO UPDATE SET state = EXCLUDED.state, version = s.version + 1, updated_at = clock_timestamp()
+WHERE s.state IS DISTINCT FROM EXCLUDED.state`;

@@ -1,0 +1,67 @@
+import { BadRequestException, Inject, Injectable, NotFoundException } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { QUEUE_DATA_SOURCE } from '../../database/queue-data-source.token';
+import { lockIdProblem } from '../dto/lock-id.validator';
+import { internedLockId } from '../group-key.lookup';
+import { DELETE_GROUP_HANDLER_STATE_SQL, SELECT_GROUP_HANDLER_STATE_SQL } from '../sql/group-handler-state.sql';
+import { GroupHandlerStateResource } from './group-handler-state.resource';
+
+/**
+ * The state handlers store per group with `ctx.groupState`, by lock id or
+ * string key: read it (`GET /groups/:lockId/state`) or delete it
+ * (`DELETE ...`, an operator's reset: the group's next action that sets a
+ * state starts again at version 1).
+ */
+@Injectable()
+export class GroupHandlerStateService {
+  constructor(@Inject(QUEUE_DATA_SOURCE) private readonly dataSource: DataSource) {}
+
+  /**
+   * @param lockId the group (signed 64-bit integer, decimal).
+   * @throws BadRequestException (400) naming `lockId`; NotFoundException (404) when the group has no state.
+   */
+  async get(lockId: string): Promise<GroupHandlerStateResource> {
+    const canonical = this.canonical(lockId);
+    const [row]: { lock_id: string; state: unknown; version: number; updated_at: Date }[] = await this.dataSource.query(SELECT_GROUP_HANDLER_STATE_SQL, [
+      canonical,
+    ]);
+    if (!row) throw new NotFoundException(`group ${canonical} has no state`);
+    return { lockId: row.lock_id, state: row.state, version: row.version, updatedAt: row.updated_at.toISOString() };
+  }
+
+  /**
+   * @throws BadRequestException (400) for a malformed key; NotFoundException (404) when the key was never used or its group has no state.
+   */
+  async getByKey(groupKey: string): Promise<GroupHandlerStateResource> {
+    return this.get(await this.lockIdOfKey(groupKey));
+  }
+
+  /**
+   * Deletes the group's state.
+   * @throws BadRequestException (400) naming `lockId`; NotFoundException (404) when the group has no state.
+   */
+  async delete(lockId: string): Promise<void> {
+    const canonical = this.canonical(lockId);
+    const rows: unknown[] = await this.dataSource.query(DELETE_GROUP_HANDLER_STATE_SQL, [canonical]);
+    // TypeORM answers a DELETE ... RETURNING with [rows, count].
+    const deleted = Array.isArray(rows[0]) ? (rows[0] as unknown[]).length : rows.length;
+    if (deleted === 0) throw new NotFoundException(`group ${canonical} has no state`);
+  }
+
+  /** See {@link delete}; by string key. */
+  async deleteByKey(groupKey: string): Promise<void> {
+    return this.delete(await this.lockIdOfKey(groupKey));
+  }
+
+  private canonical(lockId: string): string {
+    const problem = lockIdProblem(lockId);
+    if (problem) throw new BadRequestException([`lockId ${problem}`]);
+    return BigInt(lockId).toString();
+  }
+
+  private async lockIdOfKey(groupKey: string): Promise<string> {
+    const interned = await internedLockId((sql, params) => this.dataSource.query(sql, params), groupKey);
+    if (interned === null) throw new NotFoundException(`groupKey ${JSON.stringify(groupKey)} has never been used`);
+    return interned;
+  }
+}
