@@ -1,8 +1,19 @@
 // @run-alone (test/support/run-alone.ts): one test compares how long a batch of actions takes with and without misbehaving listeners.
 import { Injectable, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
 import request from 'supertest';
-import { ActionContext, ActionHandler, ActionHandlerHost, OnQueueEvent, QueuedAction, QueueEventName, QueueEventPayloads, QueueEvents } from '../../src';
-import { insertAction, metricSample, sleep, waitFor, withTestApp } from '../support';
+import {
+  ActionContext,
+  ActionHandler,
+  ActionHandlerHost,
+  ActionQueueModule,
+  OnQueueEvent,
+  QueuedAction,
+  QueueEventName,
+  QueueEventPayloads,
+  QueueEvents,
+} from '../../src';
+import { CapturingLogger, insertAction, metricSample, sleep, waitFor, withTestApp, withTestDatabase } from '../support';
 
 /**
  * Lifecycle events (src/events/) with the real app on real PostgreSQL: the
@@ -286,5 +297,33 @@ describe('lifecycle events', () => {
     expect(() => OnQueueEvent('finished' as QueueEventName)).toThrow(/unknown queue event "finished"/);
     expect(() => events().on('finished' as QueueEventName, () => undefined)).toThrow(/unknown queue event "finished"/);
     expect(() => events().on('completed', () => undefined, { maxBacklog: 0 })).toThrow(/maxBacklog must be a positive integer/);
+  });
+});
+
+describe('lifecycle events in an app that embeds ActionQueueModule', () => {
+  const db = withTestDatabase('lifecycle_events_embedded');
+
+  it("logs a listener's errors through the app's logger, the first at once and no flood, and keeps delivering to it", async () => {
+    @Module({ imports: [ActionQueueModule.forRoot({ database: { url: db.url }, worker: { pollIntervalMs: 100 } }), EventsTestModule] })
+    class HostAppModule {}
+    const logger = new CapturingLogger();
+    const app = await NestFactory.create(HostAppModule, { logger, abortOnError: false });
+    await app.init();
+    try {
+      let calls = 0;
+      app.get(QueueEvents).on('completed', function failing() {
+        calls++;
+        throw new Error('listener bug');
+      });
+      expect(logger.lines).toContain('EventRecorder.onCompleted listens for queue event "completed"');
+      const pg = await db.connect();
+      for (let i = 0; i < 5; i++) await insertAction(pg, 47, 'events.ok');
+      await waitFor(async () => calls === 5);
+      expect(logger.lines.filter((line) => line.includes('Listener failing of queue event "completed" failed'))).toEqual([
+        'Listener failing of queue event "completed" failed: listener bug',
+      ]);
+    } finally {
+      await app.close();
+    }
   });
 });
