@@ -10,6 +10,7 @@ import { ActionCommandResource, toActionCommandResource, toActionResource } from
 import { payloadLimitOfDatabase, violates } from '../database-errors';
 import { ActionRow } from '../sql/action-columns.sql';
 import { INSERT_ACTIONS_SQL } from '../sql/enqueue-actions.sql';
+import { traceparentToStore } from '../../tracing/traceparent';
 import { publishCancel, publishRetry } from './command-events';
 import { CANCEL_ACTION_SQL, LOCK_FAILED_SKIP_SQL, NOTIFY_READY_SQL, RETRY_IN_PLACE_SQL, SELECT_ACTION_SQL } from '../sql/manage-actions.sql';
 
@@ -88,6 +89,8 @@ export class ActionCommands {
           [failed.id],
           // Both names of the group: the trigger accepts them when they agree.
           [failed.group_key],
+          // The retrying caller's trace (its active span), not the failed one's: a new cause.
+          traceparentToStore(),
         ]);
         retried = { original: failed, copyId: copy.id };
         // The copy has no result or error yet: its payload is all there is to bound.

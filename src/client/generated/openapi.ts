@@ -132,6 +132,24 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/groups/by-key/{groupKey}/state': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The state the handlers of the group a string key names stored (ctx.groupState), as GET /groups/:lockId/state */
+    get: operations['GroupsController_stateByKey'];
+    put?: never;
+    post?: never;
+    /** Deletes the stored state of the group a string key names (an operator's reset) */
+    delete: operations['GroupsController_deleteStateByKey'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/groups/by-key/{groupKey}': {
     parameters: {
       query?: never;
@@ -178,6 +196,24 @@ export interface paths {
     put?: never;
     post?: never;
     delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/groups/{lockId}/state': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The state the handlers of a group stored (ctx.groupState): its JSON value, its version, when it last changed */
+    get: operations['GroupsController_handlerStateOf'];
+    put?: never;
+    post?: never;
+    /** Deletes a group's stored state (an operator's reset: the next action that sets one starts at version 1) */
+    delete: operations['GroupsController_deleteHandlerState'];
     options?: never;
     head?: never;
     patch?: never;
@@ -1199,6 +1235,27 @@ export interface components {
       /** @description Deepest first */
       items: components['schemas']['DeepestGroupDto'][];
     };
+    GroupHandlerStateResponseDto: {
+      /** @example 26 */
+      lockId: string;
+      /**
+       * @description The JSON value the handlers stored with ctx.groupState.set
+       * @example {
+       *       "balance": 120
+       *     }
+       */
+      state: Record<string, never>;
+      /**
+       * @description Completed actions that changed it (1 for the first)
+       * @example 3
+       */
+      version: number;
+      /**
+       * @description When it last changed
+       * @example 2026-01-01T00:00:00.000Z
+       */
+      updatedAt: string;
+    };
     GroupPauseDto: {
       /**
        * @description End it with DELETE /pauses/{id}
@@ -2029,7 +2086,10 @@ export interface operations {
   ActionsController_create: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description W3C Trace Context of the caller (version 00). Stored with the action(s) when no OpenTelemetry span is active in this service, so each attempt's span joins the caller's trace; an invalid value is ignored, as the W3C recommendation says. */
+        traceparent?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -2105,7 +2165,10 @@ export interface operations {
   ActionsController_createBatch: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description W3C Trace Context of the caller (version 00). Stored with the action(s) when no OpenTelemetry span is active in this service, so each attempt's span joins the caller's trace; an invalid value is ignored, as the W3C recommendation says. */
+        traceparent?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -2456,6 +2519,117 @@ export interface operations {
       };
     };
   };
+  GroupsController_stateByKey: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The string group key, URL-encoded */
+        groupKey: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['GroupHandlerStateResponseDto'];
+        };
+      };
+      /** @description groupKey is not a valid group key */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Only when the API_KEY setting is present: the key is missing or wrong */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "statusCode": 401,
+           *       "message": "API key required: send Authorization: Bearer <key> or x-api-key: <key>",
+           *       "error": "Unauthorized"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description The key was never used, or its group has no state */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
+  GroupsController_deleteStateByKey: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The string group key, URL-encoded */
+        groupKey: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description groupKey is not a valid group key */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Only when the API_KEY setting is present: the key is missing or wrong */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "statusCode": 401,
+           *       "message": "API key required: send Authorization: Bearer <key> or x-api-key: <key>",
+           *       "error": "Unauthorized"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description The key was never used, or its group has no state */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
   GroupsController_byKey: {
     parameters: {
       query?: never;
@@ -2603,6 +2777,115 @@ export interface operations {
            *       "error": "Unauthorized"
            *     }
            */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
+  GroupsController_handlerStateOf: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        lockId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['GroupHandlerStateResponseDto'];
+        };
+      };
+      /** @description lockId is not a signed 64-bit integer */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Only when the API_KEY setting is present: the key is missing or wrong */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "statusCode": 401,
+           *       "message": "API key required: send Authorization: Bearer <key> or x-api-key: <key>",
+           *       "error": "Unauthorized"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description The group has no state */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
+  GroupsController_deleteHandlerState: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        lockId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description lockId is not a signed 64-bit integer */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Only when the API_KEY setting is present: the key is missing or wrong */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "statusCode": 401,
+           *       "message": "API key required: send Authorization: Bearer <key> or x-api-key: <key>",
+           *       "error": "Unauthorized"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description The group has no state */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
           'application/json': components['schemas']['ErrorResponseDto'];
         };
       };
