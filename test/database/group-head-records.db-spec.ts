@@ -5,6 +5,8 @@ import { withTestDatabase } from '../support';
 const TYPE = 'records.check';
 /** The second case's type: the first leaves heads of TYPE behind. */
 const OTHER = 'records.other';
+/** The third case's type. */
+const BATCH = 'records.batch';
 
 /**
  * The group's head as append-only records (migration 039,
@@ -61,5 +63,50 @@ describe('group head records', () => {
     const { rows } = await c.query<{ is_head: boolean }>(`INSERT INTO actions (lock_id, type) VALUES (4, $1) RETURNING is_head`, [OTHER]);
     expect(rows[0].is_head).toBe(true);
     await runOne(c, OTHER);
+  });
+
+  it('marks emptied the newest record of every group one finishing statement empties, and no other record', async () => {
+    const c = await db.connect();
+    // Group 10: two records (its first head done and the second promoted); groups 11-14: one action each;
+    // group 15: an action queued behind its head, so the batch promotes there instead of emptying.
+    await c.query(`INSERT INTO actions (lock_id, type) VALUES (10, $1), (10, $1)`, [BATCH]);
+    await runOne(c, BATCH);
+    await c.query(`INSERT INTO actions (lock_id, type) SELECT g, $1 FROM generate_series(11, 15) AS g ORDER BY g`, [BATCH]);
+    await c.query(`INSERT INTO actions (lock_id, type) VALUES (15, $1)`, [BATCH]);
+    const { rows } = await c.query<{ id: string; attempts: number }>({ ...CLAIM_ACTIONS_SQL, values: ['w', [BATCH], [null], 10, 60_000, false] });
+    expect(rows).toHaveLength(6);
+    const all = <T>(v: T): T[] => rows.map(() => v);
+    await c.query({
+      ...FINISH_ATTEMPTS_SQL,
+      values: [
+        'w',
+        rows.map((r) => r.id),
+        rows.map((r) => r.attempts),
+        all('done'),
+        all('{}'),
+        all(null),
+        all(null),
+        all(0),
+        all('done'),
+        all(0),
+        [],
+        [],
+        60_000,
+        0,
+      ],
+    });
+    const { rows: records } = await c.query<{ lock_id: string; version: string; emptied: boolean }>(
+      `SELECT lock_id::text, version::text, emptied FROM action_group_heads WHERE lock_id BETWEEN 10 AND 15 ORDER BY lock_id, version`,
+    );
+    expect(records.map((r) => `${r.lock_id}:${r.version}:${r.emptied}`)).toEqual([
+      '10:1:false',
+      '10:2:true',
+      '11:1:true',
+      '12:1:true',
+      '13:1:true',
+      '14:1:true',
+      '15:1:false',
+      '15:2:false',
+    ]);
   });
 });
