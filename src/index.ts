@@ -49,6 +49,7 @@ export type {
   ContentBytesResource,
   GroupPauseResource,
   GroupResource,
+  GroupStoredStateSummary,
   StatsResource,
 } from './actions/action.resource';
 export type { QueueStats } from './actions/stats/queue-stats.reader';

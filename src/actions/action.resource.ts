@@ -143,6 +143,19 @@ export interface GroupResource {
   paused: boolean;
   /** The pause that holds it (its own first, then its head's type, then the queue's), or null. */
   pausedBy: GroupPauseResource | null;
+  /** The state its handlers stored (`ctx.groupState`): its version and last change, or null when none; the value is at `GET /groups/:lockId/state`. */
+  storedState: GroupStoredStateSummary | null;
+}
+
+/**
+ * `storedState` of `GET /groups/:lockId`: the version and last change of the group's stored state.
+ * @publicApi
+ */
+export interface GroupStoredStateSummary {
+  /** Completed actions that changed it (1 for the first). */
+  version: number;
+  /** When it last changed (ISO 8601). */
+  updatedAt: string;
 }
 
 /**

@@ -248,6 +248,9 @@ describe('per-group state (ctx.groupState)', () => {
       const state = await request(url).get('/groups/71/state').expect(200);
       expect(state.body).toMatchObject({ lockId: '71', version: 5, state: { count: 5, ids } });
       expect(new Date(state.body.updatedAt).getTime()).toBeGreaterThan(Date.now() - 60_000);
+      // GET /groups/:lockId names its version and last change.
+      expect((await request(url).get('/groups/71').expect(200)).body.storedState).toEqual({ version: 5, updatedAt: state.body.updatedAt });
+      expect((await request(url).get('/groups/72').expect(200)).body.storedState).toBeNull();
       const { rows } = await c.query(`SELECT version::int AS version, state->'count' AS count FROM action_group_states WHERE lock_id = 71`);
       expect(rows).toEqual([{ version: 5, count: 5 }]);
 

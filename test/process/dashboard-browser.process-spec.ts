@@ -171,6 +171,10 @@ describe('dashboard in headless Chromium', () => {
     // One at a time, in id order: each action started after the previous one finished.
     for (let i = 1; i < rows.length; i++) expect(Date.parse(rows[i].startedAt)).toBeGreaterThanOrEqual(Date.parse(rows[i - 1].finishedAt));
     await page.screenshot({ path: join(SHOTS, 'dashboard-group-timeline.png'), fullPage: true });
+    // The state its handlers stored (ctx.groupState): none yet, then its version once one is stored.
+    expect(await text('group-stored-state')).toContain('No stored state');
+    await pg.query(`INSERT INTO action_group_states (lock_id, state, version) VALUES (501, '{"n": 4}', 4)`);
+    await waitForText('group-stored-state-version', '4');
   });
 
   it('shows an action with its payload and attempt trace, and the filtered list of actions', async () => {

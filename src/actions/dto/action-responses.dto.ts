@@ -8,6 +8,7 @@ import type {
   ContentBytesResource,
   GroupPauseResource,
   GroupResource,
+  GroupStoredStateSummary,
   StatsResource,
 } from '../action.resource';
 import type { Describes } from './describes';
@@ -237,6 +238,22 @@ export class GroupResponseDto implements Describes<GroupResource, GroupResponseD
 
   @ApiProperty({ type: () => GroupPauseDto, nullable: true, description: 'The pause that holds it (its own first, then the type, then the queue), or null' })
   pausedBy: GroupPauseDto | null;
+
+  @ApiProperty({
+    type: () => GroupStoredStateDto,
+    nullable: true,
+    description: 'The state its handlers stored with ctx.groupState (version, last change), or null; the value: GET /groups/{lockId}/state',
+  })
+  storedState: GroupStoredStateDto | null;
+}
+
+/** `storedState` of `GET /groups/:lockId`. */
+export class GroupStoredStateDto implements Describes<GroupStoredStateSummary, GroupStoredStateDto> {
+  @ApiProperty({ example: 3, description: 'Completed actions that changed it (1 for the first)' })
+  version: number;
+
+  @ApiProperty({ example: '2026-01-01T00:00:00.000Z', description: 'When it last changed' })
+  updatedAt: string;
 }
 
 /** `pausedBy` of `GET /groups/:lockId`: the pause holding the group back. */

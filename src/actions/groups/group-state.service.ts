@@ -2,7 +2,8 @@ import { BadRequestException, Inject, Injectable, NotFoundException } from '@nes
 import { DataSource } from 'typeorm';
 import { QUEUE_DATA_SOURCE } from '../../database/queue-data-source.token';
 import { ActionHandlersRegistry } from '../../handlers/action-handlers.registry';
-import { GroupPauseResource, GroupResource } from '../action.resource';
+import { GroupPauseResource, GroupResource, GroupStoredStateSummary } from '../action.resource';
+import { SELECT_GROUP_STORED_STATE_SQL } from '../sql/group-handler-state.sql';
 import { lockIdProblem } from '../dto/lock-id.validator';
 import { internedLockId } from '../group-key.lookup';
 import { BoundedActionReader } from '../reads/bounded-action.reader';
@@ -59,6 +60,7 @@ export class GroupStateService {
         blockedReason: null,
         paused: pausedBy !== null,
         pausedBy,
+        storedState: await this.storedStateOf(canonical),
       };
     }
     // An oversize head is shown without its content: a group's state always answers.
@@ -80,7 +82,14 @@ export class GroupStateService {
       blockedReason,
       paused: pausedBy !== null,
       pausedBy,
+      storedState: await this.storedStateOf(canonical),
     };
+  }
+
+  /** The version and last change of the state the group's handlers stored, or null. */
+  private async storedStateOf(lockId: string): Promise<GroupStoredStateSummary | null> {
+    const [s]: { version: number; updated_at: Date }[] = await this.dataSource.query(SELECT_GROUP_STORED_STATE_SQL, [lockId]);
+    return s ? { version: s.version, updatedAt: s.updated_at.toISOString() } : null;
   }
 
   /** The active pause holding group `lockId` back (its own, `headType`'s, the queue's), or null. */

@@ -1276,6 +1276,18 @@ export interface components {
        */
       until: string | null;
     };
+    GroupStoredStateDto: {
+      /**
+       * @description Completed actions that changed it (1 for the first)
+       * @example 3
+       */
+      version: number;
+      /**
+       * @description When it last changed
+       * @example 2026-01-01T00:00:00.000Z
+       */
+      updatedAt: string;
+    };
     GroupResponseDto: {
       /** @example 26 */
       lockId: string;
@@ -1301,6 +1313,8 @@ export interface components {
       paused: boolean;
       /** @description The pause that holds it (its own first, then the type, then the queue), or null */
       pausedBy: components['schemas']['GroupPauseDto'] | null;
+      /** @description The state its handlers stored with ctx.groupState (version, last change), or null; the value: GET /groups/{lockId}/state */
+      storedState: components['schemas']['GroupStoredStateDto'] | null;
     };
     CurrentAttemptDto: {
       /**

@@ -29,6 +29,16 @@ function GroupState({ state, onChange }: { state: GroupResource; onChange: () =>
           <span data-testid="group-empty">Nothing waiting: the group is drained.</span>
         )}
       </p>
+      <p data-testid="group-stored-state">
+        {state.storedState ? (
+          <>
+            Stored state (ctx.groupState): version <strong data-testid="group-stored-state-version">{formatCount(state.storedState.version)}</strong>, last
+            changed {formatInstant(state.storedState.updatedAt)}; its value: <code>GET /groups/{state.lockId}/state</code>.
+          </>
+        ) : (
+          'No stored state (ctx.groupState).'
+        )}
+      </p>
       {state.head && (
         <p>
           Head <Link href={`/actions/${state.head.id}`}>#{state.head.id}</Link> {state.head.type} <StatusBadge value={state.head.status} />{' '}
