@@ -34,8 +34,11 @@ const RETRY_DELAY_MS = 50;
  * trace once they are older than RETENTION_DAYS by finished_at, except those
  * whose idempotency key is younger than IDEMPOTENCY_WINDOW_DAYS (the key must
  * keep deduplicating), then the lock rows and head records of groups left
- * with no action at all. Runs every RETENTION_INTERVAL_MS on instances with the worker
- * enabled, never overlapping itself; RETENTION_DAYS=0 keeps everything.
+ * with no action at all; then the stored group states (ctx.groupState) left
+ * unchanged for GROUP_STATE_RETENTION_DAYS in groups with no work. Runs every
+ * RETENTION_INTERVAL_MS on instances with the worker enabled, never
+ * overlapping itself; RETENTION_DAYS=0 keeps every action, and
+ * GROUP_STATE_RETENTION_DAYS=0 every state.
  * Several instances may run it at once (SKIP LOCKED).
  *
  * Chunks fit a short statement_timeout (a DBA's `ALTER DATABASE … SET
@@ -47,6 +50,7 @@ const RETRY_DELAY_MS = 50;
 export class RetentionService implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(RetentionService.name);
   private running: Promise<number> | null = null;
+  private statesRunning: Promise<number> | null = null;
   private stopping = false;
   // Its own timer, not the SchedulerRegistry the schedule ticker uses: a firing during a run joins it
   // (purge()), and shutdown awaits that run here; the registry would add a shared name and nothing else.
@@ -77,6 +81,7 @@ export class RetentionService implements OnApplicationBootstrap, BeforeApplicati
     this.stopping = true;
     clearInterval(this.timer);
     if (this.running) await shutdownStep('retention: run in flight', this.running, JOB_STOP_TIMEOUT_MS, this.logger);
+    if (this.statesRunning) await shutdownStep('retention: group states in flight', this.statesRunning, JOB_STOP_TIMEOUT_MS, this.logger);
   }
 
   /**
@@ -151,8 +156,14 @@ export class RetentionService implements OnApplicationBootstrap, BeforeApplicati
    * @param days GROUP_STATE_RETENTION_DAYS by default; 0 or less deletes nothing.
    * @returns how many states were deleted.
    */
-  async purgeGroupStates(days = this.settings.GROUP_STATE_RETENTION_DAYS): Promise<number> {
-    if (days <= 0) return 0;
+  purgeGroupStates(days = this.settings.GROUP_STATE_RETENTION_DAYS): Promise<number> {
+    if (days <= 0) return Promise.resolve(0);
+    // Tracked like purge(), so that shutdown waits for a run in flight instead of closing the pool under it.
+    this.statesRunning ??= this.purgeStates(days).finally(() => (this.statesRunning = null));
+    return this.statesRunning;
+  }
+
+  private async purgeStates(days: number): Promise<number> {
     let total = 0;
     for (;;) {
       const { rows } = await this.pool.query<{ deleted: number }>({ text: DELETE_STALE_GROUP_STATES_SQL, values: [days, GROUP_PURGE_BATCH_SIZE] });
