@@ -381,7 +381,15 @@ DECLARE
   v_types text[];
   v_caps  int[];
 BEGIN
-  SELECT u.types, u.caps INTO v_types, v_caps FROM aq_flow_unlimited_types(p_types, p_caps) AS u; -- flow control: rate-limited types left out
+  -- flow control: rate-limited types left out. aq_flow_unlimited_types's
+  -- own first test is made here, so that with no rate limit (the usual
+  -- case) every finishing statement makes no nested call for it.
+  IF EXISTS (SELECT 1 FROM action_rate_limits AS b WHERE b.per_second IS NOT NULL) THEN
+    SELECT u.types, u.caps INTO v_types, v_caps FROM aq_flow_unlimited_types(p_types, p_caps) AS u;
+  ELSE
+    v_types := p_types;
+    v_caps := p_caps;
+  END IF;
   PERFORM set_config('aq.worker', p_worker, true),
           set_config('aq.handoff_lease_ms', p_lease_ms::text, true),
           set_config('aq.handoff_types', v_types::text, true),
@@ -1852,8 +1860,15 @@ BEGIN
     IF cardinality(v_plain) > 0 THEN
       PERFORM aq_wake_workers();
     END IF;
-    PERFORM aq_set_group_heads(ARRAY(SELECT n.lock_id FROM unnest(v_locks, v_next) AS n(lock_id, id) WHERE n.id = ANY(v_taken) OR n.id = ANY(v_plain) ORDER BY n.lock_id),
-                               ARRAY(SELECT n.id FROM unnest(v_locks, v_next) AS n(lock_id, id) WHERE n.id = ANY(v_taken) OR n.id = ANY(v_plain) ORDER BY n.lock_id));
+    IF cardinality(v_next) = 1 AND (v_next[1] = ANY(v_taken) OR v_next[1] = ANY(v_plain)) THEN
+      -- One group (a serial chain's every step): aq_set_group_heads would
+      -- call this for it; a nested call less (each enters and leaves the
+      -- function's SET clauses).
+      PERFORM aq_set_group_head(v_locks[1], v_next[1]);
+    ELSE
+      PERFORM aq_set_group_heads(ARRAY(SELECT n.lock_id FROM unnest(v_locks, v_next) AS n(lock_id, id) WHERE n.id = ANY(v_taken) OR n.id = ANY(v_plain) ORDER BY n.lock_id),
+                                 ARRAY(SELECT n.id FROM unnest(v_locks, v_next) AS n(lock_id, id) WHERE n.id = ANY(v_taken) OR n.id = ANY(v_plain) ORDER BY n.lock_id));
+    END IF;
     EXIT WHEN cardinality(v_taken) + cardinality(v_plain) = cardinality(v_next);
     v_todo := ARRAY(
       SELECT n.lock_id FROM unnest(v_locks, v_next) AS n(lock_id, id)

@@ -67,8 +67,15 @@ BEGIN
     IF cardinality(v_plain) > 0 THEN
       PERFORM aq_wake_workers();
     END IF;
-    PERFORM aq_set_group_heads(ARRAY(SELECT n.lock_id FROM unnest(v_locks, v_next) AS n(lock_id, id) WHERE n.id = ANY(v_taken) OR n.id = ANY(v_plain) ORDER BY n.lock_id),
-                               ARRAY(SELECT n.id FROM unnest(v_locks, v_next) AS n(lock_id, id) WHERE n.id = ANY(v_taken) OR n.id = ANY(v_plain) ORDER BY n.lock_id));
+    IF cardinality(v_next) = 1 AND (v_next[1] = ANY(v_taken) OR v_next[1] = ANY(v_plain)) THEN
+      -- One group (a serial chain's every step): aq_set_group_heads would
+      -- call this for it; a nested call less (each enters and leaves the
+      -- function's SET clauses).
+      PERFORM aq_set_group_head(v_locks[1], v_next[1]);
+    ELSE
+      PERFORM aq_set_group_heads(ARRAY(SELECT n.lock_id FROM unnest(v_locks, v_next) AS n(lock_id, id) WHERE n.id = ANY(v_taken) OR n.id = ANY(v_plain) ORDER BY n.lock_id),
+                                 ARRAY(SELECT n.id FROM unnest(v_locks, v_next) AS n(lock_id, id) WHERE n.id = ANY(v_taken) OR n.id = ANY(v_plain) ORDER BY n.lock_id));
+    END IF;
     EXIT WHEN cardinality(v_taken) + cardinality(v_plain) = cardinality(v_next);
     v_todo := ARRAY(
       SELECT n.lock_id FROM unnest(v_locks, v_next) AS n(lock_id, id)
