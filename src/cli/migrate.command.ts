@@ -44,8 +44,8 @@ async function migrate(session: CliSession, dryRun: boolean): Promise<CommandRes
   if (!dryRun) {
     // The service's own start-up path: lock, refusals, 0.1 conversion, migrations, name and setting checks.
     await session.migrations.onModuleInit();
-    const after = new Set((await session.migrations.schemaState()).pending);
-    migrations = before.pending.filter((name) => !after.has(name));
+    // What this run applied under the lock: another `migrate` or instance may have applied them first.
+    migrations = [...session.migrations.appliedAtStartUp];
   }
   const result: MigrateResult = { schema: before.schema, dryRun, migrations, release01Conversion: before.release01 };
   return { json: result, text: describe(result, before.known.length) };

@@ -61,6 +61,7 @@ const MIGRATION_NAMES = MIGRATIONS.map((migration) => migration.name);
 @Injectable()
 export class MigrationsService implements OnModuleInit {
   private readonly logger = new Logger(MigrationsService.name);
+  private appliedByThisInstance: string[] = [];
 
   constructor(
     @Inject(QUEUE_DATABASE) private readonly database: QueueDatabase,
@@ -99,6 +100,15 @@ export class MigrationsService implements OnModuleInit {
     }
     await this.checkNameResolution();
     await this.checkPayloadLimitSetting();
+  }
+
+  /**
+   * The migrations this instance applied itself at its start-up (in order;
+   * empty when another instance, holding the lock first, applied them): what
+   * the command line's `migrate` reports as applied.
+   */
+  get appliedAtStartUp(): readonly string[] {
+    return this.appliedByThisInstance;
   }
 
   /** Whether every known migration is applied (for readiness). */
@@ -167,6 +177,7 @@ export class MigrationsService implements OnModuleInit {
         );
       }
       const applied = await dataSource.runMigrations({ transaction: 'each' });
+      this.appliedByThisInstance = applied.map((m) => m.name);
       if (applied.length > 0) this.logger.log(`Applied migrations: ${applied.map((m) => m.name).join(', ')}`);
       const definitions = await applyDefinitions(dataSource, this.schema, { lockHeld: true });
       if (definitions.length > 0) this.logger.log(`Applied definitions: ${definitions.join(', ')}`);

@@ -54,6 +54,8 @@ class CounterHandler extends ActionHandlerHost {
     }
     return ctx.transaction(async (manager) => {
       const state = await ctx.groupState.get<{ count: number; ids: string[] }>();
+      // Holds the state it read, as a slow handler does.
+      if (typeof action.payload.holdMs === 'number') await sleep(action.payload.holdMs);
       await manager.query(`INSERT INTO tx_effects (action_id, lock_id, attempt) VALUES ($1, $2, $3)`, [action.id, action.lockId, ctx.attempt]);
       const next = { count: (state?.count ?? 0) + 1, ids: [...(state?.ids ?? []), action.id], pad: 'x'.repeat(Number(action.payload.pad ?? 0)) };
       ctx.groupState.set(next);
@@ -299,6 +301,30 @@ describe('per-group state (ctx.groupState)', () => {
       expect(f.lastError).toMatch(/ActionTransactionMisuseError: ctx.groupState.set\(\) works only inside ctx.transaction/);
       await request(url).post(`/actions/${big.body.id}/cancel`);
       await request(url).post(`/actions/${failed.body.id}/cancel`);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("keeps an operator's delete made while a handler holds the state it read, and serves versions past 2^31", async () => {
+    const { app, url } = await startTestApp(db.url, { WORKER_CONCURRENCY: '4' }, [EffectModule]);
+    try {
+      const first = await request(url).post('/actions').send({ type: 'tx.counter', lockId: 75 }).expect(201);
+      await finalOf(url, first.body.id);
+      const slow = await request(url)
+        .post('/actions')
+        .send({ type: 'tx.counter', lockId: 75, payload: { holdMs: 1_500 } })
+        .expect(201);
+      await waitFor(async () => (await c.query(`SELECT 1 FROM actions WHERE id = $1 AND status = 'running'`, [slow.body.id])).rowCount === 1);
+      await sleep(300); // its get() has run
+      // Waits for the handler's commit, then removes what it wrote: the reset holds.
+      await request(url).delete('/groups/75/state').expect(204);
+      expect((await finalOf(url, slow.body.id)).status).toBe('done');
+      await request(url).get('/groups/75/state').expect(404);
+
+      await c.query(`INSERT INTO action_group_states (lock_id, state, version) VALUES (77, '1', 2147483648)`);
+      expect((await request(url).get('/groups/77/state').expect(200)).body.version).toBe(2_147_483_648);
+      expect((await request(url).get('/groups/77').expect(200)).body.storedState.version).toBe(2_147_483_648);
     } finally {
       await app.close();
     }

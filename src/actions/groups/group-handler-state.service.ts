@@ -22,11 +22,11 @@ export class GroupHandlerStateService {
    */
   async get(lockId: string): Promise<GroupHandlerStateResource> {
     const canonical = this.canonical(lockId);
-    const [row]: { lock_id: string; state: unknown; version: number; updated_at: Date }[] = await this.dataSource.query(SELECT_GROUP_HANDLER_STATE_SQL, [
+    const [row]: { lock_id: string; state: unknown; version: string; updated_at: Date }[] = await this.dataSource.query(SELECT_GROUP_HANDLER_STATE_SQL, [
       canonical,
     ]);
     if (!row) throw new NotFoundException(`group ${canonical} has no state`);
-    return { lockId: row.lock_id, state: row.state, version: row.version, updatedAt: row.updated_at.toISOString() };
+    return { lockId: row.lock_id, state: row.state, version: Number(row.version), updatedAt: row.updated_at.toISOString() };
   }
 
   /**

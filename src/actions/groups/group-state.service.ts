@@ -88,8 +88,8 @@ export class GroupStateService {
 
   /** The version and last change of the state the group's handlers stored, or null. */
   private async storedStateOf(lockId: string): Promise<GroupStoredStateSummary | null> {
-    const [s]: { version: number; updated_at: Date }[] = await this.dataSource.query(SELECT_GROUP_STORED_STATE_SQL, [lockId]);
-    return s ? { version: s.version, updatedAt: s.updated_at.toISOString() } : null;
+    const [s]: { version: string; updated_at: Date }[] = await this.dataSource.query(SELECT_GROUP_STORED_STATE_SQL, [lockId]);
+    return s ? { version: Number(s.version), updatedAt: s.updated_at.toISOString() } : null;
   }
 
   /** The active pause holding group `lockId` back (its own, `headType`'s, the queue's), or null. */

@@ -1,9 +1,10 @@
 /** A group's stored state (action_group_states, 050-group-state.up.sql). Parameter: `$1::bigint` lock id. */
-export const SELECT_GROUP_HANDLER_STATE_SQL = `SELECT s.lock_id::text AS lock_id, s.state, s.version::int AS version, s.updated_at
+/** `version` as text: a bigint, past int4 after 2^31 changes (the service turns it into a number). */
+export const SELECT_GROUP_HANDLER_STATE_SQL = `SELECT s.lock_id::text AS lock_id, s.state, s.version::text AS version, s.updated_at
 FROM action_group_states AS s WHERE s.lock_id = $1::bigint`;
 
 /** Deletes a group's stored state (an operator's reset). Parameter: `$1::bigint` lock id. Returns the deleted `lock_id`. */
 export const DELETE_GROUP_HANDLER_STATE_SQL = `DELETE FROM action_group_states AS s WHERE s.lock_id = $1::bigint RETURNING s.lock_id::text AS lock_id`;
 
 /** The version and last change of a group's stored state, for `GET /groups/:lockId`. Parameter: `$1::bigint` lock id. */
-export const SELECT_GROUP_STORED_STATE_SQL = `SELECT s.version::int AS version, s.updated_at FROM action_group_states AS s WHERE s.lock_id = $1::bigint`;
+export const SELECT_GROUP_STORED_STATE_SQL = `SELECT s.version::text AS version, s.updated_at FROM action_group_states AS s WHERE s.lock_id = $1::bigint`;

@@ -24,8 +24,14 @@ export interface OwnerCheckRow {
  */
 export const LOCK_GROUP_SQL = `SELECT 1 FROM action_group_locks WHERE lock_id = $1::bigint FOR UPDATE`;
 
-/** The group's stored state (action_group_states, 050-group-state.up.sql). Parameter: `$1::bigint` lock id. Returns `state` (jsonb). */
-export const READ_GROUP_STATE_SQL = `SELECT s.state FROM action_group_states AS s WHERE s.lock_id = $1::bigint`;
+/**
+ * The group's stored state (action_group_states, 050-group-state.up.sql),
+ * locked until the handler's transaction ends: an operator's DELETE of the
+ * state waits for it and then removes what it wrote, instead of being undone
+ * by a write based on what it read. Parameter: `$1::bigint` lock id.
+ * Returns `state` (jsonb).
+ */
+export const READ_GROUP_STATE_SQL = `SELECT s.state FROM action_group_states AS s WHERE s.lock_id = $1::bigint FOR NO KEY UPDATE`;
 
 /**
  * Stores a group's state: version 1 for a new one, one more when the value
