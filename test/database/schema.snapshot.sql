@@ -1809,6 +1809,7 @@ DECLARE
   v_taken  bigint[];
   v_plain  bigint[];
   v_emptied bigint[] := '{}';
+  v_group  bigint;
 BEGIN
   IF current_setting('transaction_isolation') <> 'read committed' THEN
     RAISE EXCEPTION 'actions: releasing groups (lock_id %) must run in READ COMMITTED, not %',
@@ -1876,15 +1877,16 @@ BEGIN
     );
   END LOOP;
   -- The emptying's one write, for REPEATABLE READ producers
-  -- (aq_check_group_unchanged): a heap-only update of each group's newest
-  -- record, one statement for all the groups (a statement per group was
-  -- a statement per action of a wide batch, where every group empties).
-  IF cardinality(v_emptied) > 0 THEN
+  -- (aq_check_group_unchanged): a heap-only update of the newest record.
+  -- A statement per group: the one-statement join over all emptied groups
+  -- read 39 -> 62 buffers per finish after 500 actions under a held MVCC
+  -- horizon (test/database/held-horizon-costs.db-spec.ts), where this point
+  -- lookup stays flat.
+  FOREACH v_group IN ARRAY v_emptied LOOP
     UPDATE action_group_heads AS h SET emptied = true
-    FROM unnest(v_emptied) AS e(lock_id)
-    CROSS JOIN LATERAL (SELECT n.version FROM action_group_heads AS n WHERE n.lock_id = e.lock_id ORDER BY n.version DESC LIMIT 1) AS v
-    WHERE h.lock_id = e.lock_id AND h.version = v.version AND NOT h.emptied;
-  END IF;
+    WHERE h.lock_id = v_group AND NOT h.emptied
+      AND h.version = (SELECT n.version FROM action_group_heads AS n WHERE n.lock_id = v_group ORDER BY n.version DESC LIMIT 1);
+  END LOOP;
 END $function$
 ;
 
