@@ -43,7 +43,7 @@ describe('the definitions layer (src/database/functions, applied after the migra
           .map((d) => ({ name: d.name, sha256: d.sha256, release: RELEASE_VERSION }))
           .sort((a, b) => (a.name < b.name ? -1 : 1)),
       );
-      // The rule of 047 comes from the definition file alone (047 no longer restates the function).
+      // 047's rule of losses, as its definition file states it last.
       const { rows: fn } = await c.query<{ src: string }>(`SELECT prosrc AS src FROM pg_proc WHERE oid = 'aq_end_lost_attempts'::regproc`);
       expect(fn[0].src).toContain('singled_losses');
     });
@@ -126,9 +126,9 @@ describe('the definitions layer (src/database/functions, applied after the migra
     const released = withTestDatabase('defs_released', { migrated: false });
     const current = withTestDatabase('defs_down', { migrated: false });
 
-    it("restores exactly release 0.3's functions and views (as a database migrated to 046 has them), then 047's down runs", async () => {
-      const last03 = MIGRATIONS.findIndex((m) => m.name === 'FinishWithoutGuard1764460800046');
-      const old = await dataSourceOn(released.url, MIGRATIONS.slice(0, last03 + 1));
+    it("restores exactly the functions and views of a database migrated to 047 (0.3's and 047's), then 047's down runs", async () => {
+      const beforeLayer = MIGRATIONS.findIndex((m) => m.name === 'SingledLosses1764460800047');
+      const old = await dataSourceOn(released.url, MIGRATIONS.slice(0, beforeLayer + 1));
       try {
         await old.query(`CREATE SCHEMA IF NOT EXISTS ${SCHEMA}`);
         await old.runMigrations({ transaction: 'each' });

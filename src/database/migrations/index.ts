@@ -4,7 +4,7 @@ import { sqlFileMigration } from './sql-file-migration';
 /**
  * Every migration of the queue, in order: one numbered pair of `.sql` files
  * each, in src/database/sql (docs/architecture.md, "How it works", says what each holds).
- * Add new ones at the end; never edit a released one. From 047 on they change
+ * Add new ones at the end; never edit a released one. From 048 on they change
  * tables, indexes and data only: functions, trigger functions and views are
  * src/database/functions, applied after them (apply-definitions.ts).
  */

@@ -4,17 +4,18 @@ import { DEFINITION_MANIFEST } from '../functions/definition-manifest';
 import { definitionsOfMigrations, restoringStatements } from '../released-definitions';
 import { SQL_MIGRATIONS_DIR } from './sql-file-migration';
 
-/** Number of the last migration of release 0.3.0, the release before the definitions layer. */
-const LAST_MIGRATION_OF_0_3 = 46;
+/** Number of the last migration before the definitions layer (001..046 are release 0.3.0's; 047 came after, and is never edited either). */
+const LAST_MIGRATION_BEFORE_DEFINITIONS = 47;
 
 /**
- * The down step of migration 048: puts back release 0.3's functions, trigger
- * functions and views, read AT RUN TIME from the released migration files
- * 001..046 (pinned by sha256: released-migrations.spec.ts), never from a
+ * The down step of migration 048: puts back the functions, trigger functions
+ * and views the migrations before it left (release 0.3's, and 047's rule of
+ * losses), read AT RUN TIME from the migration files 001..047 (001..046
+ * pinned by sha256: released-migrations.spec.ts), never from a
  * frozen copy: for each name, the last CREATE of it in the chain made
  * `CREATE OR REPLACE`, plus the ALTER FUNCTION statements after it
- * (released-definitions.ts). Definitions of this release that 0.3 did not
- * have are dropped. Runs in the migration's transaction, whose search_path
+ * (released-definitions.ts). Definitions of this release that those
+ * migrations did not have are dropped. Runs in the migration's transaction, whose search_path
  * is the queue's schema.
  *
  * @param runner the migration's query runner.
@@ -23,7 +24,7 @@ const LAST_MIGRATION_OF_0_3 = 46;
 export async function restoreReleasedDefinitions(runner: QueryRunner): Promise<void> {
   const files = readdirSync(SQL_MIGRATIONS_DIR)
     .map((file) => /^((\d{3})-.+)\.up\.sql$/.exec(file))
-    .filter((match): match is RegExpExecArray => match !== null && Number(match[2]) <= LAST_MIGRATION_OF_0_3)
+    .filter((match): match is RegExpExecArray => match !== null && Number(match[2]) <= LAST_MIGRATION_BEFORE_DEFINITIONS)
     .map((match) => match[1])
     .sort();
   const released = definitionsOfMigrations(files, SQL_MIGRATIONS_DIR);

@@ -1,4 +1,5 @@
--- Back to release 0.3's layout. Before this file runs, the migration has
--- restored 0.3's functions and views from the released migrations
--- themselves and dropped those 0.3 did not have (released-definitions.ts).
+-- Back to the layout before the definitions layer. Before this file runs,
+-- the migration has restored the functions and views of migrations 001..047
+-- from those files themselves and dropped the ones they did not have
+-- (released-definitions.ts).
 DROP TABLE schema_definitions;
