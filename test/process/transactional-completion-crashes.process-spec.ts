@@ -89,12 +89,29 @@ describe('exactly-once effects under SIGKILL and connection cuts', () => {
     expect(states).toEqual([...locks].sort((a, b) => Number(a) - Number(b)).map((lock_id) => ({ lock_id, version: perGroup, count: perGroup })));
   }
 
+  /** The lease owner of a running action among `ids`, waiting up to 5 s for one; null when none runs by then. */
+  async function runningOwner(ids: string[]): Promise<string | null> {
+    for (const deadline = Date.now() + 5_000; Date.now() < deadline; await sleep(10)) {
+      const { rows } = await c.query<{ owner: string }>(
+        `SELECT lease_owner AS owner FROM actions WHERE status = 'running' AND id = ANY($1::bigint[]) LIMIT 1`,
+        [ids],
+      );
+      if (rows.length > 0) return rows[0].owner;
+    }
+    return null;
+  }
+
   it(`keeps ${GROUPS * PER_GROUP} effects exactly once, in group order, with state versions = completed actions, through ${KILLS} kills`, async () => {
     const rows = await insertWorkload(501, GROUPS, PER_GROUP);
     procs.push(...(await Promise.all([0, 1].map(() => startFixtureService(db.url, env)))));
     for (let k = 0; k < KILLS; k++) {
-      await sleep(300 + Math.random() * 900);
-      const victim = procs.splice(Math.floor(Math.random() * procs.length), 1)[0];
+      await sleep(Math.random() * 300);
+      // The instance that holds a running action now (worker ids name their pid), so
+      // that the kill lands inside a transaction, not after the workload has drained.
+      const owner = await runningOwner(rows.map((r) => r.id));
+      if (owner === null) break;
+      const held = procs.findIndex((p) => owner.includes(`-${p.child.pid}-`));
+      const victim = procs.splice(held >= 0 ? held : Math.floor(Math.random() * procs.length), 1)[0];
       await victim.kill();
       if (k === 1) await terminateBackends(db.name, `application_name LIKE 'ordered-action-queue%'`);
       procs.push(await startFixtureService(db.url, env));
