@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { shutdownStep } from '../../shutdown-steps';
-import { abortGraceMs } from '../attempt/attempt-runner.service';
+import { abortGraceMs } from '../attempt/handler-drive';
 import { AttemptExecutor } from '../attempt/attempt-executor.service';
 import { ShutdownError } from '../instance/abort-reasons';
 import { LeaseKeeper } from '../lease/lease-keeper.service';
