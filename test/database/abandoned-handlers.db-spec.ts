@@ -126,4 +126,24 @@ describe('handlers that ignore their signal, and running actions changed from ou
     const bRow = await row(b);
     expect(bRow.started_at.getTime()).toBeGreaterThanOrEqual(ta.finished_at.getTime());
   });
+
+  it('records the cancel of a handler that ignored its abort when it returns, before its lease expires, and only then lets the group move on', async () => {
+    // LEASE_MS 6 000: the grace after a cancel is 2 s, the lease outlives the handler's 3.5 s.
+    const { url } = await start({ LEASE_MS: '6000' });
+    const a = await insert(51, 'test.stubborn', { ms: 3_500 });
+    const b = await insert(51, 'test.sleep', { ms: 10 });
+    await waitFor(async () => (await row(a)).status === 'running');
+    await request(url).post(`/actions/${a}/cancel`).expect(200);
+    await waitFor(async () => (await row(b)).status === 'done', 15_000);
+    const aRow = await row(a);
+    expect(aRow).toMatchObject({ status: 'cancelled', attempts: 1 });
+    const traced = await trace(a);
+    expect(traced).toHaveLength(1);
+    expect(traced[0]).toMatchObject({ outcome: 'cancelled', error: expect.stringContaining('the handler stopped after its grace') });
+    // Recorded when the handler returned (3.5 s), not when its lease expired (6 s or more after its start).
+    const heldMs = traced[0].finished_at.getTime() - aRow.started_at.getTime();
+    expect(heldMs).toBeGreaterThanOrEqual(3_400);
+    expect(heldMs).toBeLessThan(5_500);
+    expect((await row(b)).started_at.getTime()).toBeGreaterThanOrEqual(traced[0].finished_at.getTime());
+  });
 });

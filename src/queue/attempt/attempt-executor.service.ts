@@ -9,6 +9,7 @@ import { QueueEventSink } from '../../events/queue-event-sink';
 import { publishAttemptEnd } from './attempt-end-events';
 import { AttemptFinisher, FinishResult } from './attempt-finisher.service';
 import { AttemptRunner } from './attempt-runner.service';
+import { CancelRequestedError } from '../instance/abort-reasons';
 import { HandlerStop } from '../instance/handler-stop';
 import { HeldLease, LeaseKeeper } from '../lease/lease-keeper.service';
 import { monotonicNow } from '../instance/monotonic-clock';
@@ -196,6 +197,7 @@ export class AttemptExecutor {
     if (end && result.recorded) publishAttemptEnd(this.events, row, end);
     this.leases.untrack(lease);
     if (!run.end) this.leases.leaveToExpire(lease);
+    if (!run.end && !run.settledAtEnd && run.cause instanceof CancelRequestedError) this.cancelWhenReturned(row, run.settled, lease, run.cause);
     if (run.settledAtEnd) this.slots.handlerSettled(row.id);
     if (end && !result.recorded) {
       this.metrics.fenced();
@@ -206,6 +208,21 @@ export class AttemptExecutor {
     }
     const retryInMs = result.recorded && run.end?.kind === 'retry' ? run.end.delayMs : undefined;
     return { next: result.next, leasedAt: result.sentAt, retryInMs };
+  }
+
+  /**
+   * A cancelled handler that ignored its signal past the grace: once it
+   * returns, its cancel is recorded (fenced by its attempt, as any finish), so
+   * that its group moves on then, not when its lease expires. Until it returns
+   * nothing is recorded: its code may still run (G2). A lease already reaped
+   * refuses the write (it was recorded as cancelled by the reaper).
+   */
+  private cancelWhenReturned(row: LeasedActionRow, settled: Promise<void>, lease: HeldLease, reason: CancelRequestedError): void {
+    void settled.then(async () => {
+      const end: AttemptEnd = { kind: 'cancelled', outcome: 'cancelled', error: `${reason.message}; the handler stopped after its grace` };
+      const result = await this.finisher.finish({ actionId: row.id, attempt: row.attempts, end }, false, () => lease.deadline);
+      if (result.recorded) publishAttemptEnd(this.events, row, end);
+    });
   }
 
   /** Ends an attempt's span: its recorded outcome (`lost` when nothing was recorded), an error status when it failed. */

@@ -31,8 +31,10 @@ import { abortGraceMs, driveHandler, SETTLED } from './handler-drive';
  *   with `isolation: 'thread'`, every end but the handler's own settling
  *   waits for its thread to exit (terminated), so it ends with the handler;
  * - shutdown: released once the handler stops (at most about 2 s);
- * - cancellation: `cancelled` once the handler stops; if it does not, nothing
- *   is recorded and the lease, no longer renewed, expires (then `cancelled`);
+ * - cancellation: `cancelled` once the handler stops; if it does not within
+ *   the grace, nothing is recorded until it returns (then AttemptExecutor
+ *   records `cancelled`) or its lease, no longer renewed, expires (then the
+ *   reaper does);
  * - self-fencing: released (if the database can still be reached), except a
  *   suspect's attempt, or one whose instance's event loop stalled so that
  *   its lease could not be renewed: left to expire, a loss (poison detection);
