@@ -274,6 +274,11 @@ describe('per-group state (ctx.groupState)', () => {
       await request(url)
         .delete(`/groups/by-key/${encodeURIComponent('account:7')}/state`)
         .expect(204);
+      // A 404 names the group in the caller's words, not by its internal lock id.
+      const gone = await request(url)
+        .get(`/groups/by-key/${encodeURIComponent('account:7')}/state`)
+        .expect(404);
+      expect(gone.body.message).toBe('groupKey "account:7" has no state');
       const again = await request(url).post('/actions').send({ type: 'tx.counter', lockId: 71 }).expect(201);
       expect((await finalOf(url, again.body.id)).result).toEqual({ count: 1 });
       expect((await request(url).get('/groups/71/state').expect(200)).body.version).toBe(1);

@@ -22,10 +22,15 @@ export class GroupHandlerStateService {
    */
   async get(lockId: string): Promise<GroupHandlerStateResource> {
     const canonical = this.canonical(lockId);
+    return this.read(canonical, `group ${canonical}`);
+  }
+
+  /** The state of the group `canonical`; `named` is how a 404 names it (the caller's words: its lock id or its key). */
+  private async read(canonical: string, named: string): Promise<GroupHandlerStateResource> {
     const [row]: { lock_id: string; state: unknown; version: string; updated_at: Date }[] = await this.dataSource.query(SELECT_GROUP_HANDLER_STATE_SQL, [
       canonical,
     ]);
-    if (!row) throw new NotFoundException(`group ${canonical} has no state`);
+    if (!row) throw new NotFoundException(`${named} has no state`);
     return { lockId: row.lock_id, state: row.state, version: Number(row.version), updatedAt: row.updated_at.toISOString() };
   }
 
@@ -33,7 +38,7 @@ export class GroupHandlerStateService {
    * @throws BadRequestException (400) for a malformed key; NotFoundException (404) when the key was never used or its group has no state.
    */
   async getByKey(groupKey: string): Promise<GroupHandlerStateResource> {
-    return this.get(await this.lockIdOfKey(groupKey));
+    return this.read(await this.lockIdOfKey(groupKey), `groupKey ${JSON.stringify(groupKey)}`);
   }
 
   /**
@@ -42,15 +47,20 @@ export class GroupHandlerStateService {
    */
   async delete(lockId: string): Promise<void> {
     const canonical = this.canonical(lockId);
+    return this.remove(canonical, `group ${canonical}`);
+  }
+
+  /** Deletes the state of the group `canonical`; `named` as in {@link read}. */
+  private async remove(canonical: string, named: string): Promise<void> {
     const rows: unknown[] = await this.dataSource.query(DELETE_GROUP_HANDLER_STATE_SQL, [canonical]);
     // TypeORM answers a DELETE ... RETURNING with [rows, count].
     const deleted = Array.isArray(rows[0]) ? (rows[0] as unknown[]).length : rows.length;
-    if (deleted === 0) throw new NotFoundException(`group ${canonical} has no state`);
+    if (deleted === 0) throw new NotFoundException(`${named} has no state`);
   }
 
   /** See {@link delete}; by string key. */
   async deleteByKey(groupKey: string): Promise<void> {
-    return this.delete(await this.lockIdOfKey(groupKey));
+    return this.remove(await this.lockIdOfKey(groupKey), `groupKey ${JSON.stringify(groupKey)}`);
   }
 
   private canonical(lockId: string): string {
