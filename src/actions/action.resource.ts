@@ -48,6 +48,8 @@ export interface ActionResource {
   cancelRequestedAt: string | null;
   /** A suspect: lost with its instance twice in a row (once alone or with one other) or three times; runs one per instance, and a further loss is charged (poison detection). */
   quarantined: boolean;
+  /** The tenant it belongs to (`default` when enqueued without one; docs/tenants.md). */
+  tenant: string;
 }
 
 /**
@@ -205,6 +207,7 @@ export function toActionResource(row: ActionRow): ActionResource {
     chargedAttempts: row.charged_attempts,
     cancelRequestedAt: iso(row.cancel_requested_at),
     quarantined: row.quarantined,
+    tenant: row.tenant,
   };
 }
 

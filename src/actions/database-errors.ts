@@ -1,4 +1,4 @@
-import { PayloadTooLargeException } from '@nestjs/common';
+import { ConflictException, PayloadTooLargeException } from '@nestjs/common';
 
 /** The driver's error of a failed statement: TypeORM wraps it as `driverError`, pg throws it bare. */
 function driverErrorOf(error: unknown): { code?: string; constraint?: string; message?: string } | undefined {
@@ -29,4 +29,21 @@ export function payloadLimitOfDatabase(
   const e = driverErrorOf(error);
   if (e?.code !== '54000' || !e.message?.includes('aq.max_payload_bytes')) return null;
   return new PayloadTooLargeException(`${e.message}; ${hint}`);
+}
+
+/** The SQLSTATE of the insert trigger's refusal of an action whose group holds another tenant's work (052-tenants.up.sql). */
+export const GROUP_TENANT_SQLSTATE = 'AQT01';
+
+/**
+ * The 409 for an insert the database refused because the action's group holds
+ * work of another tenant (SQLSTATE AQT01, aq_actions_before_insert), or null for
+ * any other error. The message is the database's, which names the group and
+ * both tenants, followed by `outcome`.
+ * @param error what TypeORM or pg threw.
+ * @param outcome what was written: by default `nothing was enqueued` (one insert, or an all-or-nothing batch).
+ */
+export function groupTenantConflictOfDatabase(error: unknown, outcome = 'nothing was enqueued'): ConflictException | null {
+  const e = driverErrorOf(error);
+  if (e?.code !== GROUP_TENANT_SQLSTATE) return null;
+  return new ConflictException(`${e.message}; ${outcome}`);
 }

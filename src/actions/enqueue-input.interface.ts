@@ -40,6 +40,14 @@ export interface EnqueueInput {
    * with `created: false`.
    */
   idempotencyKey?: string;
+  /**
+   * The tenant it belongs to (docs/tenants.md): 1..128 characters of letters,
+   * digits, `.`, `_`, `:`, `@`, `-`, starting with a letter or a digit.
+   * Absent or null: the tenant `default`. A group holds one tenant's work at
+   * a time: an action for a group holding another tenant's pending or running
+   * work is refused (ConflictException, 409 over REST).
+   */
+  tenant?: string | null;
 }
 
 /**

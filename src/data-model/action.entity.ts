@@ -35,6 +35,7 @@ import type { ActionStatus, FailurePolicy } from '../vocabulary';
   'actions_traceparent_format',
   "traceparent ~ '^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$' AND substr(traceparent, 4, 32) <> repeat('0', 32) AND substr(traceparent, 37, 16) <> repeat('0', 16)",
 )
+@Check('actions_tenant_name', "tenant ~ '^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$'")
 @Check('actions_lease_iff_running', "(status = 'running') = (lease_owner IS NOT NULL AND lease_expires_at IS NOT NULL)")
 export class Action {
   /** From `actions_id_seq`, assigned by a trigger under the group lock (no column default). */
@@ -132,4 +133,8 @@ export class Action {
   /** The enqueuer's W3C trace context (`traceparent`, version 00), the parent of each attempt's span (049-trace-context.up.sql). */
   @Column({ type: 'text', nullable: true })
   traceparent: string | null;
+
+  /** The tenant it belongs to, 'default' when none was given; never changes; a group holds one tenant's work at a time (052-tenants.up.sql). */
+  @Column({ type: 'text', default: 'default' })
+  tenant: string;
 }

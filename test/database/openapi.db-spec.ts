@@ -72,7 +72,7 @@ describe('OpenAPI document', () => {
   it('describes request and response bodies from the DTOs, with examples', () => {
     const create = doc.components.schemas.CreateActionDto;
     expect(Object.keys(create.properties ?? {}).sort()).toEqual(
-      ['groupKey', 'idempotencyKey', 'lockId', 'maxAttempts', 'onFailure', 'payload', 'runAt', 'type'].sort(),
+      ['groupKey', 'idempotencyKey', 'lockId', 'maxAttempts', 'onFailure', 'payload', 'runAt', 'tenant', 'type'].sort(),
     );
     expect(create.properties?.type.example).toBe('instance.create');
     const action = doc.components.schemas.ActionResponseDto;

@@ -139,6 +139,13 @@ TABLE action_schedules (
   updated_at timestamp with time zone NOT NULL DEFAULT now()
 );
 
+TABLE action_tenant_settings (
+  tenant text NOT NULL,
+  weight double precision NOT NULL DEFAULT 1,
+  max_running integer,
+  updated_at timestamp with time zone NOT NULL DEFAULT clock_timestamp()
+);
+
 TABLE actions (
   id bigint NOT NULL,
   lock_id bigint,
@@ -168,7 +175,8 @@ TABLE actions (
   group_key text,
   chunk_of bigint,
   singled_losses integer NOT NULL DEFAULT 0,
-  traceparent text
+  traceparent text,
+  tenant text NOT NULL DEFAULT 'default'::text
 );
 
 TABLE instance_losses (
@@ -274,6 +282,14 @@ CONSTRAINT action_schedules_source_valid ON action_schedules CHECK ((source = AN
 
 CONSTRAINT action_schedules_type_length ON action_schedules CHECK (((char_length(type) >= 1) AND (char_length(type) <= 200)));
 
+CONSTRAINT action_tenant_settings_max_running_positive ON action_tenant_settings CHECK (((max_running IS NULL) OR (max_running >= 1)));
+
+CONSTRAINT action_tenant_settings_pkey ON action_tenant_settings PRIMARY KEY (tenant);
+
+CONSTRAINT action_tenant_settings_tenant_name ON action_tenant_settings CHECK ((tenant ~ '^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$'::text));
+
+CONSTRAINT action_tenant_settings_weight_range ON action_tenant_settings CHECK (((weight > (0)::double precision) AND (weight <= (1000)::double precision)));
+
 CONSTRAINT actions_attempts_in_range ON actions CHECK (((attempts >= 0) AND ((charged_attempts >= 0) AND (charged_attempts <= attempts))));
 
 CONSTRAINT actions_idempotency_key_length ON actions CHECK (((char_length(idempotency_key) >= 1) AND (char_length(idempotency_key) <= 200)));
@@ -291,6 +307,8 @@ CONSTRAINT actions_pkey ON actions PRIMARY KEY (id);
 CONSTRAINT actions_run_at_in_range ON actions CHECK (((run_at >= '1970-01-01 00:00:00+00'::timestamp with time zone) AND (run_at < '10000-01-01 00:00:00+00'::timestamp with time zone)));
 
 CONSTRAINT actions_status_valid ON actions CHECK ((status = ANY (ARRAY['pending'::text, 'running'::text, 'done'::text, 'failed'::text, 'cancelled'::text])));
+
+CONSTRAINT actions_tenant_name ON actions CHECK ((tenant ~ '^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$'::text));
 
 CONSTRAINT actions_traceparent_format ON actions CHECK (((traceparent ~ '^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$'::text) AND (substr(traceparent, 4, 32) <> repeat('0'::text, 32)) AND (substr(traceparent, 37, 16) <> repeat('0'::text, 16))));
 
@@ -359,6 +377,8 @@ CREATE UNIQUE INDEX action_rate_limits_pkey ON action_queue.action_rate_limits U
 CREATE UNIQUE INDEX action_schedule_ticks_pkey ON action_queue.action_schedule_ticks USING btree (schedule_name, tick_at);
 
 CREATE UNIQUE INDEX action_schedules_pkey ON action_queue.action_schedules USING btree (name);
+
+CREATE UNIQUE INDEX action_tenant_settings_pkey ON action_queue.action_tenant_settings USING btree (tenant);
 
 CREATE UNIQUE INDEX actions_idempotency_key_uq ON action_queue.actions USING btree (idempotency_key) WHERE (idempotency_key IS NOT NULL);
 
@@ -673,6 +693,7 @@ DECLARE
   v_mine     boolean;
   v_rc       boolean;
   v_locked   boolean := false;
+  v_tenant   text;
 BEGIN
   IF NEW.status <> 'pending' THEN
     RAISE EXCEPTION 'actions: a new action must be pending, not %', NEW.status USING ERRCODE = '23514';
@@ -697,7 +718,7 @@ BEGIN
   -- Read first when the hint says this transaction's own records are likely
   -- (header): the read proves the lock when the newest record is its own.
   IF v_rc AND current_setting('aq.insert_own_records', true) = 'on' THEN
-    SELECT r.head_id, r.version, r.emptied, r.mine, a.id INTO v_recorded, v_version, v_emptied, v_mine, v_head
+    SELECT r.head_id, r.version, r.emptied, r.mine, a.id, a.tenant INTO v_recorded, v_version, v_emptied, v_mine, v_head, v_tenant
     FROM (SELECT h.head_id, h.version, h.emptied, h.xmin = pg_current_xact_id_if_assigned()::xid AS mine
           FROM action_group_heads AS h WHERE h.lock_id = NEW.lock_id ORDER BY h.version DESC LIMIT 1) AS r
     LEFT JOIN actions AS a ON a.id = r.head_id AND a.holds_group;
@@ -719,7 +740,7 @@ BEGIN
     -- Read after the lock (a statement of its own, so READ COMMITTED sees what
     -- the previous holder committed): the newest record, and whether its head
     -- holds the group.
-    SELECT r.head_id, r.version, r.emptied, a.id INTO v_recorded, v_version, v_emptied, v_head
+    SELECT r.head_id, r.version, r.emptied, a.id, a.tenant INTO v_recorded, v_version, v_emptied, v_head, v_tenant
     FROM (SELECT h.head_id, h.version, h.emptied FROM action_group_heads AS h WHERE h.lock_id = NEW.lock_id ORDER BY h.version DESC LIMIT 1) AS r
     LEFT JOIN actions AS a ON a.id = r.head_id AND a.holds_group;
   END IF;
@@ -729,9 +750,14 @@ BEGIN
     -- group emptied: a release earlier in this same statement may have left
     -- an action queued behind it for the statement's end to promote, or the
     -- record names a row ON CONFLICT skipped (039).
-    SELECT a.id INTO v_head FROM actions AS a
+    SELECT a.id, a.tenant INTO v_head, v_tenant FROM actions AS a
     WHERE a.lock_id = NEW.lock_id AND a.holds_group AND a.lock_id IS NOT NULL AND a.id > v_recorded
     ORDER BY a.lock_id, a.id LIMIT 1;
+  END IF;
+  IF v_head IS NOT NULL AND v_tenant <> NEW.tenant THEN
+    RAISE EXCEPTION 'actions: group % holds work of tenant "%"; an action of tenant "%" cannot join it', NEW.lock_id, v_tenant, NEW.tenant
+      USING ERRCODE = 'AQT01', CONSTRAINT = 'action_group_tenant',
+            HINT = 'A group belongs to one tenant while it holds work: use another group, or the same tenant (docs/tenants.md).';
   END IF;
   IF NOT v_rc THEN
     PERFORM aq_check_group_unchanged(NEW.lock_id, v_version);
@@ -786,6 +812,9 @@ AS $function$
 BEGIN
   IF NEW.id <> OLD.id OR NEW.lock_id IS DISTINCT FROM OLD.lock_id THEN
     RAISE EXCEPTION 'actions: id and lock_id of action % cannot change', OLD.id USING ERRCODE = '23514';
+  END IF;
+  IF NEW.tenant <> OLD.tenant THEN
+    RAISE EXCEPTION 'actions: the tenant of action % cannot change (it is "%")', OLD.id, OLD.tenant USING ERRCODE = '23514';
   END IF;
   IF OLD.status = 'running' AND (NEW.status <> 'running' OR NEW.lease_owner IS DISTINCT FROM OLD.lease_owner
                                  OR NEW.lease_expires_at < OLD.lease_expires_at) THEN
@@ -2344,6 +2373,8 @@ CREATE TRIGGER actions_before_truncate BEFORE TRUNCATE ON action_queue.actions F
 CREATE TRIGGER actions_before_update BEFORE UPDATE ON action_queue.actions FOR EACH ROW WHEN ((((old.id <> new.id) OR (old.lock_id IS DISTINCT FROM new.lock_id) OR (old.holds_group IS DISTINCT FROM new.holds_group) OR (old.holds_group IS DISTINCT FROM ((new.status = ANY (ARRAY['pending'::text, 'running'::text])) OR ((new.status = 'failed'::text) AND (new.on_failure = 'block'::text)))) OR ((old.status = 'running'::text) AND ((new.status <> 'running'::text) OR (new.lease_owner IS DISTINCT FROM old.lease_owner) OR (new.lease_expires_at < old.lease_expires_at)))) AND (NOT COALESCE(((old.lease_owner = current_setting('aq.worker'::text, true)) AND (old.id = new.id) AND (NOT (old.lock_id IS DISTINCT FROM new.lock_id)) AND (new.holds_group = ((new.status = ANY (ARRAY['pending'::text, 'running'::text])) OR ((new.status = 'failed'::text) AND (new.on_failure = 'block'::text)))) AND (new.holds_group OR (NOT new.is_head)) AND (old.holds_group OR (NOT new.holds_group))), false)))) EXECUTE FUNCTION aq_actions_before_update();
 
 CREATE TRIGGER actions_before_update_group_key BEFORE UPDATE OF group_key ON action_queue.actions FOR EACH ROW WHEN ((old.group_key IS DISTINCT FROM new.group_key)) EXECUTE FUNCTION aq_actions_before_update_group_key();
+
+CREATE TRIGGER actions_before_update_tenant BEFORE UPDATE OF tenant ON action_queue.actions FOR EACH ROW WHEN ((old.tenant IS DISTINCT FROM new.tenant)) EXECUTE FUNCTION aq_actions_before_update();
 
 CREATE TRIGGER actions_payload_limit_insert BEFORE INSERT ON action_queue.actions FOR EACH ROW WHEN (((COALESCE(NULLIF(current_setting('aq.max_payload_bytes'::text, true), ''::text), '131072'::text) <> '0'::text) AND (octet_length((new.payload)::text) > (COALESCE(NULLIF(current_setting('aq.max_payload_bytes'::text, true), ''::text), '131072'::text))::bigint))) EXECUTE FUNCTION aq_refuse_oversize_payload();
 

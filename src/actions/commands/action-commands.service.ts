@@ -7,7 +7,7 @@ import { QueueEventSink } from '../../events/queue-event-sink';
 import { QUEUE_DATA_SOURCE } from '../../database/queue-data-source.token';
 import { stringifyJson } from '../../http/json-text';
 import { ActionCommandResource, toActionCommandResource, toActionResource } from '../action.resource';
-import { payloadLimitOfDatabase, violates } from '../database-errors';
+import { groupTenantConflictOfDatabase, payloadLimitOfDatabase, violates } from '../database-errors';
 import { ActionRow } from '../sql/action-columns.sql';
 import { INSERT_ACTIONS_SQL } from '../sql/enqueue-actions.sql';
 import { traceparentToStore } from '../../tracing/traceparent';
@@ -91,6 +91,8 @@ export class ActionCommands {
           [failed.group_key],
           // The retrying caller's trace (its active span), not the failed one's: a new cause.
           traceparentToStore(),
+          // Its own tenant: the group still holds its work (or none).
+          [failed.tenant],
         ]);
         retried = { original: failed, copyId: copy.id };
         // The copy has no result or error yet: its payload is all there is to bound.
@@ -104,6 +106,7 @@ export class ActionCommands {
         throw (
           payloadLimitOfDatabase(error, `action ${id} was stored past the limit and cannot be enqueued again as it is (docs/operations.md)`) ??
           groupDepthLimitOfDatabase(error) ??
+          groupTenantConflictOfDatabase(error) ??
           error
         );
       }

@@ -103,6 +103,9 @@ export class ActionResponseDto implements Describes<ActionResource, ActionRespon
       'A suspect: lost with its instance twice in a row (once alone or with one other) or three times; runs one per instance, and a further loss is charged (poison detection)',
   })
   quarantined: boolean;
+
+  @ApiProperty({ example: 'default', description: 'The tenant it belongs to: `default` when enqueued without one (docs/tenants.md)' })
+  tenant: string;
 }
 
 /** One trace entry: an ended execution attempt. */

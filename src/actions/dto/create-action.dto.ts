@@ -7,6 +7,7 @@ import { validActionOrUndefined } from './create-action.fast-path';
 import { IsGroupKey, MAX_GROUP_KEY_BYTES } from './group-key.validator';
 import { IsLockId, toLockIdString } from './lock-id.validator';
 import { IsRunAt, RUN_AT_REGEX } from './run-at.validator';
+import { TENANT_PATTERN, TENANT_RULE } from './tenant.validator';
 import type { EnqueueInput } from '../enqueue-input.interface';
 import type { Describes } from './describes';
 
@@ -114,6 +115,26 @@ export class CreateActionDto implements Describes<EnqueueInput, CreateActionDto>
   // PostgreSQL text cannot hold NUL; refuse it here rather than fail in the database.
   @Matches(/^[^\u0000]*$/, { message: 'idempotencyKey must not contain the NUL character' })
   idempotencyKey?: string;
+
+  /**
+   * The tenant the action belongs to (docs/tenants.md); absent or null = the default tenant. A group holds the work of
+   * one tenant at a time: an action for a group that holds another tenant's work is refused with 409.
+   */
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    pattern: TENANT_PATTERN.source,
+    maxLength: 128,
+    example: 'acme',
+    description:
+      'The tenant the action belongs to (docs/tenants.md): 1..128 characters of letters, digits, ".", "_", ":", "@", "-", starting with a ' +
+      'letter or a digit. Absent or null = the tenant "default". A group holds the work of one tenant at a time: an action for a group that ' +
+      "holds another tenant's pending or running work is refused with 409 naming both tenants.",
+  })
+  @IsOptional()
+  @IsString()
+  @Matches(TENANT_PATTERN, { message: `tenant ${TENANT_RULE}` })
+  tenant?: string | null;
 
   /**
    * The validation pipe's fast path (QueueValidationPipe): the instance the

@@ -70,6 +70,7 @@ describe('fast path of the action DTOs', () => {
     maxAttempts: [1, 5, 100, 0, 101, 1.5, -1, '5', null, Number.MAX_SAFE_INTEGER + 2],
     onFailure: ['block', 'skip', 'BLOCK', '', 1, null],
     idempotencyKey: ['k', 'x'.repeat(200), 'x'.repeat(201), '😀'.repeat(150), '😀'.repeat(201), '', 'a\u0000', 5, null],
+    tenant: ['acme', 'A0._:@-z', 'x'.repeat(128), 'x'.repeat(129), '', '.a', 'a b', 'a/b', 'é', 5, null],
     unknownKey: ['x'],
     __proto__: ['x'],
     constructor: ['x'],

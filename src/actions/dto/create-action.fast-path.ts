@@ -3,9 +3,10 @@ import { ACTION_TYPE_PATTERN, FAILURE_POLICIES } from '../../vocabulary';
 import { groupKeyProblem } from './group-key.validator';
 import { enqueueLockIdProblem, toLockIdString } from './lock-id.validator';
 import { runAtProblem } from './run-at.validator';
+import { tenantProblem } from './tenant.validator';
 
 /** The fields of an action to enqueue: the decorated properties of CreateActionDto, nothing else is accepted. */
-const FIELDS = new Set(['type', 'lockId', 'groupKey', 'payload', 'runAt', 'maxAttempts', 'onFailure', 'idempotencyKey']);
+const FIELDS = new Set(['type', 'lockId', 'groupKey', 'payload', 'runAt', 'maxAttempts', 'onFailure', 'idempotencyKey', 'tenant']);
 
 /** The `idempotencyKey` rule of CreateActionDto: no NUL character. */
 const NO_NUL = /^[^\u0000]*$/;
@@ -21,7 +22,7 @@ const absent = (value: unknown): boolean => value === null || value === undefine
  * Whether `item` passes every rule of CreateActionDto, decided with the same
  * functions the decorators call (class-validator's `isString`, `matches`,
  * `isInt`, `min`, `max`, `isIn`, `isObject`, `length`, and this folder's
- * `enqueueLockIdProblem`, `groupKeyProblem`, `runAtProblem`), applied to the
+ * `enqueueLockIdProblem`, `groupKeyProblem`, `runAtProblem`, `tenantProblem`), applied to the
  * values class-transformer would produce (`lockId` normalised by
  * `toLockIdString` first). Anything it is not sure of (an unknown or
  * prototype key, a non-plain object) counts as a failure, so the caller falls
@@ -33,7 +34,7 @@ const absent = (value: unknown): boolean => value === null || value === undefine
 function passesEveryRule(item: Record<string, unknown>, lockId: unknown): boolean {
   for (const key in item) if (!FIELDS.has(key)) return false;
   if (!Object.hasOwn(item, 'type')) return false;
-  const { type, groupKey, payload, runAt, maxAttempts, onFailure, idempotencyKey } = item;
+  const { type, groupKey, payload, runAt, maxAttempts, onFailure, idempotencyKey, tenant } = item;
   if (!isString(type) || !matches(type, ACTION_TYPE_PATTERN)) return false;
   if (!absent(lockId) && enqueueLockIdProblem(lockId) !== null) return false;
   if (!absent(groupKey) && (groupKeyProblem(groupKey) !== null || !absent(lockId))) return false;
@@ -42,6 +43,7 @@ function passesEveryRule(item: Record<string, unknown>, lockId: unknown): boolea
   if (!absent(maxAttempts) && !(isInt(maxAttempts) && min(maxAttempts, 1) && max(maxAttempts, 100))) return false;
   if (!absent(onFailure) && !isIn(onFailure, FAILURE_POLICIES as unknown as unknown[])) return false;
   if (!absent(idempotencyKey) && !(isString(idempotencyKey) && length(idempotencyKey, 1, 200) && matches(idempotencyKey, NO_NUL))) return false;
+  if (!absent(tenant) && tenantProblem(tenant) !== null) return false;
   return true;
 }
 

@@ -7,7 +7,7 @@ import { QUEUE_DATA_SOURCE } from '../../database/queue-data-source.token';
 import { ActionHandlersRegistry } from '../../handlers/action-handlers.registry';
 import { EnqueueMetrics } from '../../metrics/enqueue-metrics';
 import { toActionResource } from '../action.resource';
-import { payloadLimitOfDatabase } from '../database-errors';
+import { groupTenantConflictOfDatabase, payloadLimitOfDatabase } from '../database-errors';
 import { EnqueueInput, EnqueueResult, EnqueueTransaction } from '../enqueue-input.interface';
 import { ActionRow } from '../sql/action-columns.sql';
 import { INSERT_ACTIONS_SQL, INTERN_GROUP_KEYS_SQL, SELECT_BY_IDEMPOTENCY_KEYS_SQL } from '../sql/enqueue-actions.sql';
@@ -116,6 +116,7 @@ export class ActionEnqueuer {
         sorted.map(() => null),
         sorted.map((it) => it.groupKey),
         traceparent,
+        sorted.map((it) => it.tenant),
       ]);
       const insertedKeys = new Set(inserted.map((r) => r.idempotency_key).filter((k) => k !== null));
       const missingKeys = keys.filter((k) => !insertedKeys.has(k));
@@ -147,7 +148,7 @@ export class ActionEnqueuer {
       return results;
     };
     const results = await (manager ? run(manager) : retryOnConflict(() => this.dataSource.transaction('READ COMMITTED', run))).catch((error: unknown) => {
-      throw payloadLimitOfDatabase(error) ?? groupDepthLimitOfDatabase(error) ?? error;
+      throw payloadLimitOfDatabase(error) ?? groupDepthLimitOfDatabase(error) ?? groupTenantConflictOfDatabase(error) ?? error;
     });
     this.enqueueMetrics.enqueued(results.filter((r) => r.created).map((r) => r.action.type));
     return results;

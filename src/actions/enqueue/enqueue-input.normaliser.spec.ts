@@ -28,7 +28,16 @@ describe('normaliseEnqueueInput', () => {
       maxAttempts: 5,
       onFailure: 'block',
       idempotencyKey: null,
+      tenant: 'default',
     });
+  });
+
+  it('keeps a valid tenant and names the field of a bad one (docs/tenants.md)', () => {
+    expect(normalised({ type: 'a.run', tenant: 'acme:eu-1' }).tenant).toBe('acme:eu-1');
+    expect(normalised({ type: 'a.run', tenant: null }).tenant).toBe('default');
+    expect(problemOf({ type: 'a.run', tenant: 'acme corp' }, 'actions.2.')).toMatch(/^actions\.2\.tenant must be 1\.\.128 characters/);
+    expect(problemOf({ type: 'a.run', tenant: 'x'.repeat(129) })).toMatch(/^tenant must be/);
+    expect(problemOf({ type: 'a.run', tenant: 7 as unknown as string })).toBe('tenant must be a string');
   });
 
   it('writes a lock id in canonical decimal form, from a string or a safe integer', () => {

@@ -3,6 +3,7 @@ import type { FailurePolicy } from '../../vocabulary';
 import { BOTH_GROUP_NAMES, groupKeyProblem } from '../dto/group-key.validator';
 import { enqueueLockIdProblem } from '../dto/lock-id.validator';
 import { runAtProblem } from '../dto/run-at.validator';
+import { DEFAULT_TENANT, tenantProblem } from '../dto/tenant.validator';
 import type { EnqueueInput } from '../enqueue-input.interface';
 
 /** What the input rules need to know of the queue: its handlers and its limits. */
@@ -29,6 +30,8 @@ export interface NormalisedEnqueueInput {
   maxAttempts: number;
   onFailure: FailurePolicy;
   idempotencyKey: string | null;
+  /** The tenant, `default` when none was given. */
+  tenant: string;
 }
 
 /** The outcome of {@link normaliseEnqueueInput}: the input ready to insert, or the problem to answer with 400. */
@@ -92,6 +95,12 @@ export function normaliseEnqueueInput(input: EnqueueInput, field: string, rules:
   if (idempotencyKey !== null && (typeof idempotencyKey !== 'string' || idempotencyKey.includes('\u0000'))) {
     return problem('idempotencyKey must be a string without the NUL character');
   }
+  let tenant = DEFAULT_TENANT;
+  if (input.tenant !== undefined && input.tenant !== null) {
+    const tenantIssue = tenantProblem(input.tenant);
+    if (tenantIssue) return problem(`tenant ${tenantIssue}`);
+    tenant = input.tenant;
+  }
   return {
     input: {
       lockId,
@@ -103,6 +112,7 @@ export function normaliseEnqueueInput(input: EnqueueInput, field: string, rules:
       maxAttempts: Math.min(input.maxAttempts ?? rules.defaultMaxAttempts, rules.handlerMaxAttempts(input.type) ?? Infinity),
       onFailure: input.onFailure ?? 'block',
       idempotencyKey,
+      tenant,
     },
   };
 }

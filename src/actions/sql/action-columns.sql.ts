@@ -3,7 +3,7 @@ import type { FailurePolicy } from '../../vocabulary';
 export const ACTION_COLUMNS = `
   id::text, lock_id::text, type, payload, status, attempts, max_attempts, on_failure,
   run_at, created_at, started_at, finished_at, result, last_error, idempotency_key, retry_of::text,
-  charged_attempts, cancel_requested_at, quarantined, group_key`;
+  charged_attempts, cancel_requested_at, quarantined, group_key, tenant`;
 
 /** A row selected with {@link ACTION_COLUMNS}. */
 export interface ActionRow {
@@ -27,4 +27,5 @@ export interface ActionRow {
   cancel_requested_at: Date | null;
   quarantined: boolean;
   group_key: string | null;
+  tenant: string;
 }

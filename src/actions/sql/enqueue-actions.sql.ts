@@ -12,13 +12,13 @@ import { ACTION_COLUMNS } from './action-columns.sql';
  * `$7::text[]` idempotency keys, `$8::bigint[]` retry_of, `$9::text[]` string
  * group keys (the trigger interns each into lock_id; src/database/sql/017-group-keys.up.sql);
  * `$10::text` the enqueuer's trace context for every row (a W3C traceparent or
- * null; src/tracing/traceparent.ts).
+ * null; src/tracing/traceparent.ts), `$11::text[]` tenants (each row's; 052-tenants.up.sql).
  */
 export const INSERT_ACTIONS_SQL = `
-INSERT INTO actions (lock_id, type, payload, run_at, max_attempts, on_failure, idempotency_key, retry_of, group_key, traceparent)
-SELECT lock_id, type, payload, coalesce(run_at, now()), max_attempts, on_failure, idempotency_key, retry_of, group_key, $10::text
-FROM unnest($1::bigint[], $2::text[], $3::jsonb[], $4::timestamptz[], $5::int[], $6::text[], $7::text[], $8::bigint[], $9::text[])
-     WITH ORDINALITY AS t(lock_id, type, payload, run_at, max_attempts, on_failure, idempotency_key, retry_of, group_key, ord)
+INSERT INTO actions (lock_id, type, payload, run_at, max_attempts, on_failure, idempotency_key, retry_of, group_key, traceparent, tenant)
+SELECT lock_id, type, payload, coalesce(run_at, now()), max_attempts, on_failure, idempotency_key, retry_of, group_key, $10::text, tenant
+FROM unnest($1::bigint[], $2::text[], $3::jsonb[], $4::timestamptz[], $5::int[], $6::text[], $7::text[], $8::bigint[], $9::text[], $11::text[])
+     WITH ORDINALITY AS t(lock_id, type, payload, run_at, max_attempts, on_failure, idempotency_key, retry_of, group_key, tenant, ord)
 ORDER BY ord
 ON CONFLICT (idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
 RETURNING ${ACTION_COLUMNS}`;

@@ -58,8 +58,8 @@ RETURNING id::text AS id, lock_id::text AS lock_id, type, group_key, on_failure`
  * lock ids, types, group keys and policies (the lifecycle events').
  */
 export const RETRY_SKIPPED_CHUNK_SQL = `
-INSERT INTO actions (lock_id, group_key, type, payload, max_attempts, on_failure, retry_of)
-SELECT a.lock_id, a.group_key, a.type, a.payload, a.max_attempts, a.on_failure, a.id
+INSERT INTO actions (lock_id, group_key, type, payload, max_attempts, on_failure, retry_of, tenant)
+SELECT a.lock_id, a.group_key, a.type, a.payload, a.max_attempts, a.on_failure, a.id, a.tenant
 FROM actions AS a
 WHERE a.id = ANY($1::bigint[]) AND a.status = 'failed' AND a.on_failure = 'skip'
   AND NOT EXISTS (SELECT 1 FROM actions AS r WHERE r.retry_of = a.id)

@@ -624,6 +624,11 @@ export interface components {
        * @example create-26
        */
       idempotencyKey?: string;
+      /**
+       * @description The tenant the action belongs to (docs/tenants.md): 1..128 characters of letters, digits, ".", "_", ":", "@", "-", starting with a letter or a digit. Absent or null = the tenant "default". A group holds the work of one tenant at a time: an action for a group that holds another tenant's pending or running work is refused with 409 naming both tenants.
+       * @example acme
+       */
+      tenant?: string | null;
     };
     ActionResponseDto: {
       /**
@@ -725,6 +730,11 @@ export interface components {
        * @example false
        */
       quarantined: boolean;
+      /**
+       * @description The tenant it belongs to: `default` when enqueued without one (docs/tenants.md)
+       * @example default
+       */
+      tenant: string;
     };
     CreateActionsBatchDto: {
       /** @description Within a group, input order is processing order */
@@ -856,6 +866,11 @@ export interface components {
        * @example false
        */
       quarantined: boolean;
+      /**
+       * @description The tenant it belongs to: `default` when enqueued without one (docs/tenants.md)
+       * @example default
+       */
+      tenant: string;
       /**
        * @description True when its payload, result and lastError were left out (`payload` is `{}`, `result` and `lastError` are null): they cannot fit MAX_RESPONSE_BYTES beside the rest of the answer, or `content=false` was asked. Read them with `GET /actions/:id`, or by SQL when over MAX_RESPONSE_BYTES
        * @example false
@@ -1010,6 +1025,11 @@ export interface components {
        */
       quarantined: boolean;
       /**
+       * @description The tenant it belongs to: `default` when enqueued without one (docs/tenants.md)
+       * @example default
+       */
+      tenant: string;
+      /**
        * @description True when its payload, result and lastError were left out (`payload` is `{}`, `result` and `lastError` are null): they cannot fit MAX_RESPONSE_BYTES beside the rest of the answer, or `content=false` was asked. Read them with `GET /actions/:id`, or by SQL when over MAX_RESPONSE_BYTES
        * @example false
        */
@@ -1119,6 +1139,11 @@ export interface components {
        * @example false
        */
       quarantined: boolean;
+      /**
+       * @description The tenant it belongs to: `default` when enqueued without one (docs/tenants.md)
+       * @example default
+       */
+      tenant: string;
       /**
        * @description True when the action's payload, result and lastError together are over MAX_RESPONSE_BYTES: the command took effect, and they are left out (`payload` is `{}`, `result` and `lastError` are null; read them by SQL)
        * @example false

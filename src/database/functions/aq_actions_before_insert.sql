@@ -49,6 +49,14 @@
 -- (AtEOXact_GUC, 16 % of the backend's time); the memo in one setting as a
 -- list: 12 us per row more, not less; the lock row's xmax as the proof:
 -- about 1.5 us less per row, but a MultiXactId can share the number.
+--
+-- 052: a group belongs to one tenant. The head read above also reads the
+-- tenant of the group's holding head (the oldest action that holds the
+-- group); an action of another tenant is refused (SQLSTATE AQT01, naming both
+-- tenants and the group). Every holding action of a group was checked against
+-- the head of its time under the group's lock, so they all share one tenant,
+-- and the head stands for them all: no statement more per row. A group with no
+-- holding action holds no work and takes any tenant.
 CREATE OR REPLACE FUNCTION aq_actions_before_insert()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -62,6 +70,7 @@ DECLARE
   v_mine     boolean;
   v_rc       boolean;
   v_locked   boolean := false;
+  v_tenant   text;
 BEGIN
   IF NEW.status <> 'pending' THEN
     RAISE EXCEPTION 'actions: a new action must be pending, not %', NEW.status USING ERRCODE = '23514';
@@ -86,7 +95,7 @@ BEGIN
   -- Read first when the hint says this transaction's own records are likely
   -- (header): the read proves the lock when the newest record is its own.
   IF v_rc AND current_setting('aq.insert_own_records', true) = 'on' THEN
-    SELECT r.head_id, r.version, r.emptied, r.mine, a.id INTO v_recorded, v_version, v_emptied, v_mine, v_head
+    SELECT r.head_id, r.version, r.emptied, r.mine, a.id, a.tenant INTO v_recorded, v_version, v_emptied, v_mine, v_head, v_tenant
     FROM (SELECT h.head_id, h.version, h.emptied, h.xmin = pg_current_xact_id_if_assigned()::xid AS mine
           FROM action_group_heads AS h WHERE h.lock_id = NEW.lock_id ORDER BY h.version DESC LIMIT 1) AS r
     LEFT JOIN actions AS a ON a.id = r.head_id AND a.holds_group;
@@ -108,7 +117,7 @@ BEGIN
     -- Read after the lock (a statement of its own, so READ COMMITTED sees what
     -- the previous holder committed): the newest record, and whether its head
     -- holds the group.
-    SELECT r.head_id, r.version, r.emptied, a.id INTO v_recorded, v_version, v_emptied, v_head
+    SELECT r.head_id, r.version, r.emptied, a.id, a.tenant INTO v_recorded, v_version, v_emptied, v_head, v_tenant
     FROM (SELECT h.head_id, h.version, h.emptied FROM action_group_heads AS h WHERE h.lock_id = NEW.lock_id ORDER BY h.version DESC LIMIT 1) AS r
     LEFT JOIN actions AS a ON a.id = r.head_id AND a.holds_group;
   END IF;
@@ -118,9 +127,14 @@ BEGIN
     -- group emptied: a release earlier in this same statement may have left
     -- an action queued behind it for the statement's end to promote, or the
     -- record names a row ON CONFLICT skipped (039).
-    SELECT a.id INTO v_head FROM actions AS a
+    SELECT a.id, a.tenant INTO v_head, v_tenant FROM actions AS a
     WHERE a.lock_id = NEW.lock_id AND a.holds_group AND a.lock_id IS NOT NULL AND a.id > v_recorded
     ORDER BY a.lock_id, a.id LIMIT 1;
+  END IF;
+  IF v_head IS NOT NULL AND v_tenant <> NEW.tenant THEN
+    RAISE EXCEPTION 'actions: group % holds work of tenant "%"; an action of tenant "%" cannot join it', NEW.lock_id, v_tenant, NEW.tenant
+      USING ERRCODE = 'AQT01', CONSTRAINT = 'action_group_tenant',
+            HINT = 'A group belongs to one tenant while it holds work: use another group, or the same tenant (docs/tenants.md).';
   END IF;
   IF NOT v_rc THEN
     PERFORM aq_check_group_unchanged(NEW.lock_id, v_version);
