@@ -53,6 +53,7 @@ export type {
   StatsResource,
 } from './actions/action.resource';
 export type { QueueStats } from './actions/stats/queue-stats.reader';
+export type { OtherTenantsStats, TenantStats, TenantsStats } from './actions/stats/tenant-stats.reader';
 export type { ActionStatus, AttemptOutcome, FailurePolicy } from './vocabulary';
 
 // Lifecycle events, in-process (after commit, at most once).

@@ -1,5 +1,6 @@
 import type { ActionStatus, AttemptOutcome, FailurePolicy } from '../vocabulary';
 import type { QueueStats } from './stats/queue-stats.reader';
+import type { TenantsStats } from './stats/tenant-stats.reader';
 import { ActionRow } from './sql/action-columns.sql';
 
 /**
@@ -177,10 +178,11 @@ export interface GroupPauseResource {
 
 /**
  * Queue-wide counts, as `GET /stats` (see {@link QueueStats}: which counts are
- * estimates, the pending breakdown, the age of the oldest due action).
+ * estimates, the pending breakdown, the age of the oldest due action), and
+ * the live work of the tenants with the largest backlog (see {@link TenantsStats}).
  * @publicApi
  */
-export type StatsResource = QueueStats;
+export type StatsResource = QueueStats & { tenants: TenantsStats };
 
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
 

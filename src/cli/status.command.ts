@@ -15,7 +15,7 @@ export function registerStatusCommand(program: Command): void {
       requireRunnable: true,
       input: () => undefined,
       run: async (session) => {
-        const stats = await new QueueStatsService(session.database.dataSource).stats();
+        const stats = await new QueueStatsService(session.database.dataSource, session.settings).stats();
         return { json: stats, text: describe(stats) };
       },
     }),
@@ -34,5 +34,15 @@ function describe(s: StatsResource): string {
     `oldest due  ${s.oldestPendingAgeSeconds === null ? 'none waiting' : `waiting ${s.oldestPendingAgeSeconds} s`}`,
     `blocked     ${s.blockedGroups} group${s.blockedGroups === 1 ? '' : 's'}`,
     `paused      ${s.paused.queue ? 'the whole queue, ' : ''}${s.paused.types} type${s.paused.types === 1 ? '' : 's'}, ${s.paused.groups} group${s.paused.groups === 1 ? '' : 's'}`,
+    ...s.tenants.top.map((t) => `tenant      ${t.tenant}: backlog ${t.backlog}, running ${t.running}${waited(t.oldestWaitingAgeSeconds)}`),
+    ...(s.tenants.others.tenants > 0
+      ? [
+          `tenants     ${s.tenants.others.tenants} more: backlog ${s.tenants.others.backlog}, running ${s.tenants.others.running}${waited(s.tenants.others.oldestWaitingAgeSeconds)}`,
+        ]
+      : []),
   ].join('\n');
+}
+
+function waited(seconds: number | null): string {
+  return seconds === null ? '' : `, oldest waiting ${seconds} s`;
 }

@@ -234,6 +234,27 @@ export class QueueSettings {
   @IsBoolean()
   METRICS_LEGACY_NAMES = false;
   /**
+   * How many tenants `GET /stats` lists by name in `tenants.top`, those with
+   * the largest backlog; the others are summed in `tenants.others`
+   * (docs/tenants.md, "Watching tenants").
+   */
+  @Transform(toInteger)
+  @IsInt()
+  @Min(0)
+  @Max(1000)
+  STATS_TENANTS_TOP = 10;
+  /**
+   * How many tenants get their own `tenant` label on the `/metrics` tenant
+   * gauges, those with the largest backlog; the rest are summed under
+   * `tenant="_other"`, so that the number of series stays bounded whatever
+   * the number of tenants. 0: only `_other`.
+   */
+  @Transform(toInteger)
+  @IsInt()
+  @Min(0)
+  @Max(1000)
+  METRICS_TENANTS_TOP = 10;
+  /**
    * Errors that nothing caught (unhandled rejections, uncaught exceptions):
    * `fail-attempt` charges the handler that left it (its attempt ends as an
    * error) and keeps running; `exit` also releases the other running actions

@@ -2,12 +2,14 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Pool, QueryConfig } from 'pg';
 import { Counter, Gauge } from 'prom-client';
 import { ACTION_STATUSES } from '../vocabulary';
-import { QUEUE_STATS_COUNT_CAP, QUEUE_STATS_EXACT_MAX_BYTES, QueueStats, readQueueStats } from '../actions/stats/queue-stats.reader';
+import { QUEUE_STATS_COUNT_CAP, QUEUE_STATS_EXACT_MAX_BYTES, QueueStats, readQueueStats, RunQuery } from '../actions/stats/queue-stats.reader';
 import { QueueSettings } from '../config/settings';
 import { SETTINGS } from '../config/settings.token';
 import { PG_POOL } from '../database/pg-pool.provider';
 import { WorkerService } from '../queue/worker/worker.service';
 import { MetricsRegistry } from '../metrics/metrics.registry';
+import { OTHER_TENANTS_LABEL, TENANT_BACKLOG, TENANT_OLDEST_WAITING_AGE_SECONDS, TENANT_RUNNING } from '../metrics/metric-names';
+import { readTenantStats, TenantsStats } from '../actions/stats/tenant-stats.reader';
 
 type PendingState = keyof QueueStats['pendingBreakdown'];
 
@@ -26,7 +28,8 @@ const STATS_TIMEOUT_MS = 2_000;
 /**
  * Queue-wide gauges, refreshed on each scrape with the figures of `GET /stats`
  * (readQueueStats: partial indexes and statistics, never a scan of the finished
- * history), plus this instance's worker slots.
+ * history), the per-tenant gauges (readTenantStats, labels bounded by
+ * METRICS_TENANTS_TOP), plus this instance's worker slots.
  * Queue-wide values are the same on every instance: sum the counters across
  * instances (WorkerMetrics, EnqueueMetrics), not these gauges.
  */
@@ -43,6 +46,9 @@ export class QueueMetricsCollector {
   private readonly suspectRunning: Gauge;
   private readonly suspectRunningSeconds: Gauge;
   private readonly scrapeErrors: Counter;
+  private readonly tenantBacklog: Gauge<'tenant'>;
+  private readonly tenantRunning: Gauge<'tenant'>;
+  private readonly tenantOldestWaiting: Gauge<'tenant'>;
 
   constructor(
     metrics: MetricsRegistry,
@@ -92,6 +98,15 @@ export class QueueMetricsCollector {
       registers,
     });
     this.scrapeErrors = new Counter({ name: 'action_queue_stats_query_errors_total', help: 'Scrapes whose statistics query failed.', registers });
+    const tenantLabels = `the top METRICS_TENANTS_TOP tenants by backlog each have their tenant label, the rest are summed under tenant="${OTHER_TENANTS_LABEL}"`;
+    this.tenantBacklog = new Gauge({ name: TENANT_BACKLOG, help: `Pending actions per tenant (${tenantLabels}).`, labelNames: ['tenant'], registers });
+    this.tenantRunning = new Gauge({ name: TENANT_RUNNING, help: `Running actions per tenant (${tenantLabels}).`, labelNames: ['tenant'], registers });
+    this.tenantOldestWaiting = new Gauge({
+      name: TENANT_OLDEST_WAITING_AGE_SECONDS,
+      help: `Seconds since the tenant's oldest due pending head became due, 0 when none (${tenantLabels}: the largest of theirs).`,
+      labelNames: ['tenant'],
+      registers,
+    });
   }
 
   /** Updates every gauge; never throws (a failed query is counted and logged). */
@@ -102,9 +117,8 @@ export class QueueMetricsCollector {
     this.suspectRunning.set(suspect ? 1 : 0);
     this.suspectRunningSeconds.set(suspect ? suspect.runningForMs / 1000 : 0);
     try {
-      const stats = await readQueueStats(
-        async (text, values) => (await this.pool.query({ text, values, query_timeout: STATS_TIMEOUT_MS } as QueryConfig)).rows,
-      );
+      const run: RunQuery = async (text, values) => (await this.pool.query({ text, values, query_timeout: STATS_TIMEOUT_MS } as QueryConfig)).rows;
+      const stats = await readQueueStats(run);
       for (const status of ACTION_STATUSES) this.depth.set({ status }, stats.byStatus[status]);
       for (const [state, value] of Object.entries(stats.pendingBreakdown))
         this.pendingByState.set({ state: PENDING_STATE_LABELS[state as PendingState] }, value);
@@ -113,9 +127,30 @@ export class QueueMetricsCollector {
       this.paused.set({ scope: 'type' }, stats.paused.types);
       this.paused.set({ scope: 'group' }, stats.paused.groups);
       this.oldestPendingAge.set(stats.oldestPendingAgeSeconds ?? 0);
+      this.setTenantGauges(await readTenantStats(run, this.settings.METRICS_TENANTS_TOP));
     } catch (error) {
       this.scrapeErrors.inc();
       this.logger.warn(`Statistics query for /metrics failed: ${(error as Error).message}`);
     }
+  }
+
+  /**
+   * Replaces the tenant gauges' series with this scrape's: one per listed
+   * tenant and one for the rest, so a tenant that left the top (or has no
+   * work left) loses its series, and their number never exceeds
+   * METRICS_TENANTS_TOP + 1 per gauge.
+   */
+  private setTenantGauges(tenants: TenantsStats): void {
+    this.tenantBacklog.reset();
+    this.tenantRunning.reset();
+    this.tenantOldestWaiting.reset();
+    for (const t of tenants.top) {
+      this.tenantBacklog.set({ tenant: t.tenant }, t.backlog);
+      this.tenantRunning.set({ tenant: t.tenant }, t.running);
+      this.tenantOldestWaiting.set({ tenant: t.tenant }, t.oldestWaitingAgeSeconds ?? 0);
+    }
+    this.tenantBacklog.set({ tenant: OTHER_TENANTS_LABEL }, tenants.others.backlog);
+    this.tenantRunning.set({ tenant: OTHER_TENANTS_LABEL }, tenants.others.running);
+    this.tenantOldestWaiting.set({ tenant: OTHER_TENANTS_LABEL }, tenants.others.oldestWaitingAgeSeconds ?? 0);
   }
 }

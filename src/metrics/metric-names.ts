@@ -50,8 +50,22 @@ export const LEGACY_METRIC_NAMES: ReadonlyMap<string, string> = new Map([
 /** Lifecycle events a listener missed because its backlog was full (src/events/), by `event`. New in 0.4: no old name. */
 export const EVENTS_DROPPED_TOTAL = `${METRIC_PREFIX}events_dropped_total`;
 
+/** Pending actions of a tenant (`tenant` label bounded: METRICS_TENANTS_TOP, the rest under {@link OTHER_TENANTS_LABEL}). New in 0.4. */
+export const TENANT_BACKLOG = `${METRIC_PREFIX}tenant_backlog`;
+/** Running actions of a tenant (same labels as {@link TENANT_BACKLOG}). New in 0.4. */
+export const TENANT_RUNNING = `${METRIC_PREFIX}tenant_running`;
+/** Seconds a tenant's oldest due head has waited (same labels as {@link TENANT_BACKLOG}). New in 0.4. */
+export const TENANT_OLDEST_WAITING_AGE_SECONDS = `${METRIC_PREFIX}tenant_oldest_waiting_age_seconds`;
+
+/**
+ * The `tenant` label value under which the tenant gauges sum every tenant
+ * after the top METRICS_TENANTS_TOP. It starts with `_`, which no tenant name
+ * may (TENANT_PATTERN), so it can never be a real tenant's series.
+ */
+export const OTHER_TENANTS_LABEL = '_other';
+
 /** Metrics added in 0.4, which have no old name to serve (METRICS_LEGACY_NAMES). */
-export const METRICS_NEW_IN_0_4: ReadonlySet<string> = new Set([EVENTS_DROPPED_TOTAL]);
+export const METRICS_NEW_IN_0_4: ReadonlySet<string> = new Set([EVENTS_DROPPED_TOTAL, TENANT_BACKLOG, TENANT_RUNNING, TENANT_OLDEST_WAITING_AGE_SECONDS]);
 
 /** Sample suffixes of histograms and summaries after their family's name. */
 const SAMPLE_SUFFIXES = ['_bucket', '_sum', '_count'];

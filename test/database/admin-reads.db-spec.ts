@@ -157,7 +157,7 @@ describe('admin reads: groups, timeline, activity', () => {
       expect(op.responses['200'].content['application/json'].schema.$ref).toMatch(/#\/components\/schemas\//);
     }
     const stats = doc.components.schemas.StatsResponseDto.properties;
-    expect(Object.keys(stats).sort()).toEqual(['blockedGroups', 'byStatus', 'estimated', 'oldestPendingAgeSeconds', 'paused', 'pendingBreakdown']);
+    expect(Object.keys(stats).sort()).toEqual(['blockedGroups', 'byStatus', 'estimated', 'oldestPendingAgeSeconds', 'paused', 'pendingBreakdown', 'tenants']);
     expect(stats.oldestPendingAgeSeconds.description).toMatch(/due, claimable/);
   });
 

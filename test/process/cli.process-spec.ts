@@ -110,7 +110,7 @@ describe('command line', () => {
       expect(json).toMatchObject({ code: 0, stderr: '' });
       const stats = jsonOf(json);
       expect(stats).toMatchObject({ byStatus: { pending: 3, running: 0 }, blockedGroups: 0, paused: { queue: false, types: 0, groups: 0 } });
-      expect(Object.keys(stats).sort()).toEqual(['blockedGroups', 'byStatus', 'estimated', 'oldestPendingAgeSeconds', 'paused', 'pendingBreakdown']);
+      expect(Object.keys(stats).sort()).toEqual(['blockedGroups', 'byStatus', 'estimated', 'oldestPendingAgeSeconds', 'paused', 'pendingBreakdown', 'tenants']);
       const text = await cli(['status'], env());
       expect(text.code).toBe(0);
       expect(text.stdout).toMatch(/^pending\s+3 \(due 3,/m);

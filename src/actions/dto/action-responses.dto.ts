@@ -11,6 +11,7 @@ import type {
   GroupStoredStateSummary,
   StatsResource,
 } from '../action.resource';
+import type { OtherTenantsStats, TenantsStats, TenantStats } from '../stats/tenant-stats.reader';
 import type { Describes } from './describes';
 import type { GroupHandlerStateResource } from '../groups/group-handler-state.resource';
 
@@ -307,6 +308,62 @@ export class PausedCountsDto {
   groups: number;
 }
 
+/** One tenant of `tenants.top` of `GET /stats`. */
+export class TenantStatsDto implements Describes<TenantStats, TenantStatsDto> {
+  @ApiProperty({ example: 'acme', description: 'The tenant (`default` for actions enqueued without one)' })
+  tenant: string;
+
+  @ApiProperty({ example: 1200, description: 'Its pending actions: due, scheduled, paused and behind their group head alike' })
+  backlog: number;
+
+  @ApiProperty({ example: 4, description: 'Its running actions' })
+  running: number;
+
+  @ApiProperty({
+    example: 12.5,
+    nullable: true,
+    type: Number,
+    description:
+      'Seconds since its oldest due pending head (a group head, or an ungrouped action, with runAt passed) became due: now - max(runAt, createdAt). ' +
+      'A head held back by a pause or a rate limit counts. Null when the tenant has no due head.',
+  })
+  oldestWaitingAgeSeconds: number | null;
+
+  @ApiProperty({ example: 1, description: 'Its weight (action_tenant_settings; 1 when it has no settings)' })
+  weight: number;
+
+  @ApiProperty({ example: null, nullable: true, type: Number, description: 'The most of its actions running at once; null: no cap' })
+  maxRunning: number | null;
+}
+
+/** `tenants.others` of `GET /stats`: every tenant after the top ones, summed. */
+export class OtherTenantsStatsDto implements Describes<OtherTenantsStats, OtherTenantsStatsDto> {
+  @ApiProperty({ example: 0, description: 'How many tenants with pending or running work are not listed in `top`' })
+  tenants: number;
+
+  @ApiProperty({ example: 0, description: 'Their pending actions, summed' })
+  backlog: number;
+
+  @ApiProperty({ example: 0, description: 'Their running actions, summed' })
+  running: number;
+
+  @ApiProperty({ example: null, nullable: true, type: Number, description: 'The largest of their oldest-waiting ages (s); null when none has a due head' })
+  oldestWaitingAgeSeconds: number | null;
+}
+
+/** `tenants` of `GET /stats`. */
+export class TenantsStatsDto implements Describes<TenantsStats, TenantsStatsDto> {
+  @ApiProperty({
+    type: TenantStatsDto,
+    isArray: true,
+    description: 'Tenants with pending or running work, the largest backlog first (ties: more running, then by name), at most STATS_TENANTS_TOP (default 10)',
+  })
+  top: TenantStatsDto[];
+
+  @ApiProperty({ type: OtherTenantsStatsDto })
+  others: OtherTenantsStatsDto;
+}
+
 /** `GET /stats`. */
 export class StatsResponseDto implements Describes<StatsResource, StatsResponseDto> {
   @ApiProperty({
@@ -342,6 +399,11 @@ export class StatsResponseDto implements Describes<StatsResource, StatsResponseD
 
   @ApiProperty({ type: PausedCountsDto, description: 'What is paused now (POST /pauses, POST /queue/drain, aq_pause_* in SQL)' })
   paused: PausedCountsDto;
+  @ApiProperty({
+    type: TenantsStatsDto,
+    description: 'Live work per tenant (docs/tenants.md, "Watching tenants"): the tenants with the largest backlog by name, the rest summed',
+  })
+  tenants: TenantsStatsDto;
 }
 
 /** Nest's standard error body; `message` names the offending field. */

@@ -1480,6 +1480,65 @@ export interface components {
        */
       groups: number;
     };
+    TenantStatsDto: {
+      /**
+       * @description The tenant (`default` for actions enqueued without one)
+       * @example acme
+       */
+      tenant: string;
+      /**
+       * @description Its pending actions: due, scheduled, paused and behind their group head alike
+       * @example 1200
+       */
+      backlog: number;
+      /**
+       * @description Its running actions
+       * @example 4
+       */
+      running: number;
+      /**
+       * @description Seconds since its oldest due pending head (a group head, or an ungrouped action, with runAt passed) became due: now - max(runAt, createdAt). A head held back by a pause or a rate limit counts. Null when the tenant has no due head.
+       * @example 12.5
+       */
+      oldestWaitingAgeSeconds: number | null;
+      /**
+       * @description Its weight (action_tenant_settings; 1 when it has no settings)
+       * @example 1
+       */
+      weight: number;
+      /**
+       * @description The most of its actions running at once; null: no cap
+       * @example null
+       */
+      maxRunning: number | null;
+    };
+    OtherTenantsStatsDto: {
+      /**
+       * @description How many tenants with pending or running work are not listed in `top`
+       * @example 0
+       */
+      tenants: number;
+      /**
+       * @description Their pending actions, summed
+       * @example 0
+       */
+      backlog: number;
+      /**
+       * @description Their running actions, summed
+       * @example 0
+       */
+      running: number;
+      /**
+       * @description The largest of their oldest-waiting ages (s); null when none has a due head
+       * @example null
+       */
+      oldestWaitingAgeSeconds: number | null;
+    };
+    TenantsStatsDto: {
+      /** @description Tenants with pending or running work, the largest backlog first (ties: more running, then by name), at most STATS_TENANTS_TOP (default 10) */
+      top: components['schemas']['TenantStatsDto'][];
+      others: components['schemas']['OtherTenantsStatsDto'];
+    };
     StatsResponseDto: {
       /**
        * @description Actions by status. Exact while the actions table is at most 8 MB; beyond, `done` is PostgreSQL's estimate (its live row count minus the other statuses) and `failed` / `cancelled` are exact up to 10 000, then estimated. `estimated` lists the statuses whose count is an estimate.
@@ -1512,6 +1571,8 @@ export interface components {
       blockedGroups: number;
       /** @description What is paused now (POST /pauses, POST /queue/drain, aq_pause_* in SQL) */
       paused: components['schemas']['PausedCountsDto'];
+      /** @description Live work per tenant (docs/tenants.md, "Watching tenants"): the tenants with the largest backlog by name, the rest summed */
+      tenants: components['schemas']['TenantsStatsDto'];
     };
     ActivityBucketDto: {
       /**
