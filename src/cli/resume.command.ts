@@ -1,11 +1,13 @@
 import { Command } from 'commander';
+import type { PauseScope } from '../flow-control/pause-scope';
 import { PausesService } from '../flow-control/pauses.service';
 import { CommonOptions, runCommand, withCommonOptions } from './cli-command';
 import { addPauseTargetOptions, describePauseTarget, pauseTargetOf, PauseTargetOptions } from './pause-target';
 
 /** The JSON document of `resume`. */
 export interface ResumeResult {
-  scope: 'queue' | 'type' | 'group';
+  /** The command line names the queue, a type or a group (a tenant through REST or SQL only). */
+  scope: PauseScope;
   type: string | null;
   lockId: string | null;
   groupKey: string | null;

@@ -15,6 +15,8 @@ export interface PauseResource {
   lockId: string | null;
   /** The paused group's string key, when it has one. */
   groupKey: string | null;
+  /** The paused tenant (scope `tenant`), else null. */
+  tenant: string | null;
   /** Why, as given by whoever paused (a handler's back-off names its action). */
   reason: string | null;
   /** When it was paused (ISO 8601). */

@@ -5,7 +5,7 @@ import { CreatePauseDto } from './dto/create-pause.dto';
 import { ListPausesQuery } from './dto/list-pauses.query';
 import { PauseResource } from './pause.resource';
 import { PauseScope } from './pause-scope';
-import { LIST_PAUSES_SQL, PAUSE_SQL, RESUME_PAUSE_SQL, RESUME_TARGET_SQL } from './sql/pauses.sql';
+import { LIST_PAUSES_SQL, PAUSE_SQL, PAUSE_TENANT_SQL, RESUME_PAUSE_SQL, RESUME_TARGET_SQL, RESUME_TENANT_SQL } from './sql/pauses.sql';
 
 /** A row of the pause statements (src/flow-control/sql/pauses.sql.ts). */
 interface PauseRow {
@@ -14,6 +14,7 @@ interface PauseRow {
   type: string | null;
   lock_id: string | null;
   group_key: string | null;
+  tenant: string | null;
   reason: string | null;
   created_at: Date;
   until: Date | null;
@@ -44,6 +45,10 @@ export class PausesService {
     const problem = targetProblem(input);
     if (problem) throw new BadRequestException([problem]);
     const reason = input.reason ?? null;
+    if (input.scope === 'tenant') {
+      const [row]: PauseRow[] = await this.dataSource.query(PAUSE_TENANT_SQL, [input.tenant, reason, input.forMs ?? null]);
+      return toPauseResource(row);
+    }
     const rows: PauseRow[] = await this.dataSource.query(PAUSE_SQL, [
       input.scope,
       input.type ?? null,
@@ -82,6 +87,10 @@ export class PausesService {
     const input = Object.fromEntries(Object.entries(target).filter(([, v]) => v !== null)) as CreatePauseDto;
     const problem = targetProblem(input);
     if (problem) throw new BadRequestException([problem]);
+    if (input.scope === 'tenant') {
+      const [row]: { resumed: boolean }[] = await this.dataSource.query(RESUME_TENANT_SQL, [input.tenant]);
+      return row.resumed;
+    }
     const rows: { resumed: boolean }[] = await this.dataSource.query(RESUME_TARGET_SQL, [
       input.scope,
       input.type ?? null,
@@ -94,8 +103,10 @@ export class PausesService {
 
 /** Why the target fields do not fit the scope (a sentence naming the field), or null. */
 function targetProblem(input: CreatePauseDto): string | null {
-  const { scope, type, lockId, groupKey } = input;
+  const { scope, type, lockId, groupKey, tenant } = input;
   if (scope !== 'type' && type !== undefined) return `type is only for scope type, not ${scope}`;
+  if (scope !== 'tenant' && tenant !== undefined) return `tenant is only for scope tenant, not ${scope}`;
+  if (scope === 'tenant' && tenant === undefined) return 'tenant is required for scope tenant';
   if (scope !== 'group' && (lockId !== undefined || groupKey !== undefined))
     return `${lockId !== undefined ? 'lockId' : 'groupKey'} is only for scope group, not ${scope}`;
   if (scope === 'type' && type === undefined) return 'type is required for scope type';
@@ -111,6 +122,7 @@ function toPauseResource(row: PauseRow): PauseResource {
     type: row.type,
     lockId: row.lock_id,
     groupKey: row.group_key,
+    tenant: row.tenant,
     reason: row.reason,
     createdAt: row.created_at.toISOString(),
     until: row.until ? row.until.toISOString() : null,

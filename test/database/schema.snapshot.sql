@@ -90,7 +90,8 @@ TABLE action_pauses (
   lock_id bigint,
   reason text,
   created_at timestamp with time zone NOT NULL DEFAULT now(),
-  until timestamp with time zone
+  until timestamp with time zone,
+  tenant text
 );
 
 TABLE action_rate_limits (
@@ -143,7 +144,11 @@ TABLE action_tenant_settings (
   tenant text NOT NULL,
   weight double precision NOT NULL DEFAULT 1,
   max_running integer,
-  updated_at timestamp with time zone NOT NULL DEFAULT clock_timestamp()
+  updated_at timestamp with time zone NOT NULL DEFAULT clock_timestamp(),
+  rate_per_second double precision,
+  rate_burst integer,
+  tokens double precision NOT NULL DEFAULT 0,
+  refilled_at timestamp with time zone NOT NULL DEFAULT clock_timestamp()
 );
 
 TABLE actions (
@@ -250,9 +255,11 @@ CONSTRAINT action_pauses_pkey ON action_pauses PRIMARY KEY (id);
 
 CONSTRAINT action_pauses_reason_length ON action_pauses CHECK ((octet_length(reason) <= 1000));
 
-CONSTRAINT action_pauses_scope_valid ON action_pauses CHECK ((scope = ANY (ARRAY['queue'::text, 'type'::text, 'group'::text])));
+CONSTRAINT action_pauses_scope_valid ON action_pauses CHECK ((scope = ANY (ARRAY['queue'::text, 'type'::text, 'group'::text, 'tenant'::text])));
 
-CONSTRAINT action_pauses_target_matches_scope ON action_pauses CHECK ((((scope = 'queue'::text) AND (type IS NULL) AND (lock_id IS NULL)) OR ((scope = 'type'::text) AND (type IS NOT NULL) AND (lock_id IS NULL)) OR ((scope = 'group'::text) AND (type IS NULL) AND (lock_id IS NOT NULL))));
+CONSTRAINT action_pauses_target_matches_scope ON action_pauses CHECK ((((scope = 'queue'::text) AND (type IS NULL) AND (lock_id IS NULL) AND (tenant IS NULL)) OR ((scope = 'type'::text) AND (type IS NOT NULL) AND (lock_id IS NULL) AND (tenant IS NULL)) OR ((scope = 'group'::text) AND (type IS NULL) AND (lock_id IS NOT NULL) AND (tenant IS NULL)) OR ((scope = 'tenant'::text) AND (type IS NULL) AND (lock_id IS NULL) AND (tenant IS NOT NULL))));
+
+CONSTRAINT action_pauses_tenant_name ON action_pauses CHECK ((tenant ~ '^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$'::text));
 
 CONSTRAINT action_rate_limits_default_valid ON action_rate_limits CHECK ((((default_per_second IS NULL) AND (default_burst IS NULL)) OR (((default_per_second >= (0.001)::double precision) AND (default_per_second <= (100000)::double precision)) AND ((COALESCE(default_burst, 1) >= 1) AND (COALESCE(default_burst, 1) <= 100000)))));
 
@@ -285,6 +292,8 @@ CONSTRAINT action_schedules_type_length ON action_schedules CHECK (((char_length
 CONSTRAINT action_tenant_settings_max_running_positive ON action_tenant_settings CHECK (((max_running IS NULL) OR (max_running >= 1)));
 
 CONSTRAINT action_tenant_settings_pkey ON action_tenant_settings PRIMARY KEY (tenant);
+
+CONSTRAINT action_tenant_settings_rate_valid ON action_tenant_settings CHECK ((((rate_per_second IS NULL) AND (rate_burst IS NULL)) OR ((rate_per_second >= (0.001)::double precision) AND (rate_per_second <= (100000)::double precision) AND ((COALESCE(rate_burst, 1) >= 1) AND (COALESCE(rate_burst, 1) <= 100000)))));
 
 CONSTRAINT action_tenant_settings_tenant_name ON action_tenant_settings CHECK ((tenant ~ '^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$'::text));
 
@@ -342,6 +351,8 @@ CREATE INDEX actions_quarantined_idx ON action_queue.actions USING btree (run_at
 
 CREATE INDEX actions_running_idx ON action_queue.actions USING btree (id) WHERE (status = 'running'::text);
 
+CREATE INDEX actions_tenant_claimable_idx ON action_queue.actions USING btree (tenant, run_at, id) WHERE (is_head AND (status = 'pending'::text) AND (NOT quarantined));
+
 CREATE UNIQUE INDEX action_activity_pkey ON action_queue.action_activity USING btree (bucket_start);
 
 CREATE UNIQUE INDEX action_activity_rollup_pkey ON action_queue.action_activity_rollup USING btree (id);
@@ -369,6 +380,8 @@ CREATE UNIQUE INDEX action_pauses_group_key ON action_queue.action_pauses USING 
 CREATE UNIQUE INDEX action_pauses_pkey ON action_queue.action_pauses USING btree (id);
 
 CREATE UNIQUE INDEX action_pauses_queue_key ON action_queue.action_pauses USING btree (scope) WHERE (scope = 'queue'::text);
+
+CREATE UNIQUE INDEX action_pauses_tenant_key ON action_queue.action_pauses USING btree (tenant) WHERE (scope = 'tenant'::text);
 
 CREATE UNIQUE INDEX action_pauses_type_key ON action_queue.action_pauses USING btree (type) WHERE (scope = 'type'::text);
 
@@ -927,12 +940,20 @@ DECLARE
   v_ids     bigint[];
   v_first   timestamptz;
   v_found   int;
+  v_fair    boolean;                                    -- tenants take turns (aq_claim_tenant_turns)?
 BEGIN
   -- flow control: one statement says which controls are in use (usually
   -- none: then the claim is 023's plus one probe of an empty index per
   -- candidate head for the paused groups).
-  SELECT EXISTS (SELECT 1 FROM action_pauses), EXISTS (SELECT 1 FROM action_rate_limits), EXISTS (SELECT 1 FROM action_group_rate_limits)
-  INTO v_paused, v_limited, v_glimited;
+  SELECT EXISTS (SELECT 1 FROM action_pauses), EXISTS (SELECT 1 FROM action_rate_limits), EXISTS (SELECT 1 FROM action_group_rate_limits),
+         -- tenants: a head of another tenant than 'default' waits, or a tenant has a cap or a rate limit (header)
+         EXISTS (SELECT 1 FROM actions AS a WHERE a.is_head AND a.status = 'pending' AND NOT a.quarantined AND a.tenant < 'default')
+         OR EXISTS (SELECT 1 FROM actions AS a WHERE a.is_head AND a.status = 'pending' AND NOT a.quarantined AND a.tenant > 'default')
+         OR EXISTS (SELECT 1 FROM action_tenant_settings AS s WHERE s.max_running IS NOT NULL OR s.rate_per_second IS NOT NULL)
+  INTO v_paused, v_limited, v_glimited, v_fair;
+  IF v_paused AND NOT v_fair THEN
+    v_fair := EXISTS (SELECT 1 FROM action_pauses AS p WHERE p.scope = 'tenant');
+  END IF;
   IF v_paused THEN
     v_types := aq_flow_claimable_types(p_types); -- paused types and queue
     IF cardinality(v_types) = 0 THEN -- nothing may be claimed
@@ -963,6 +984,13 @@ BEGIN
       LIMIT 1
       FOR UPDATE OF a SKIP LOCKED
     );
+  ELSIF v_fair THEN
+    -- tenants: served in turn (aq_claim_tenant_turns); no frontier.
+    v_ids := aq_claim_tenant_turns(v_types, p_limit, v_paused);
+    v_found := cardinality(v_ids);
+    IF v_state[1] IS NOT NULL THEN
+      PERFORM set_config('aq.claim_frontier', '', false);
+    END IF;
   ELSE
     -- The frontier of 023, keyed by the types left after flow control: when a
     -- type comes back (its pause ended, its bucket refilled) the key changes
@@ -1016,12 +1044,12 @@ BEGIN
       LEFT JOIN unnest(v_ltypes, v_lallow) AS l(type, allowance) ON l.type = s.type
       WHERE l.type IS NULL OR s.n <= l.allowance
     );
-    IF NOT p_quarantined AND cardinality(v_ids) < v_found THEN
+    IF NOT p_quarantined AND NOT v_fair AND cardinality(v_ids) < v_found THEN
       -- The heads left for want of tokens stay claimable: the floor must not pass them.
       SELECT min(a.run_at) INTO v_trimmed FROM actions AS a WHERE a.id = ANY(v_all) AND a.id <> ALL(v_ids);
     END IF;
   END IF;
-  IF NOT p_quarantined THEN
+  IF NOT p_quarantined AND NOT v_fair THEN
     -- As 023: every head of these types from the floor up to the first one
     -- taken was taken or locked by another claim; a claim that did not fill
     -- p_limit saw every due head it could take (less those left for want of tokens).
@@ -1113,6 +1141,108 @@ BEGIN
       ARRAY(SELECT h.id FROM unnest(v_heads) AS h WHERE h.type = ANY(p_chunk_types) AND h.lock_id IS NOT NULL),
       p_worker, p_types, p_caps, p_chunk_types, p_chunk_max);
   END IF;
+END $function$
+;
+
+CREATE OR REPLACE FUNCTION action_queue.aq_claim_tenant_turns(p_types text[], p_limit integer, p_paused boolean)
+ RETURNS bigint[]
+ LANGUAGE plpgsql
+ SET plan_cache_mode TO 'force_generic_plan'
+ SET enable_seqscan TO 'off'
+ SET enable_bitmapscan TO 'off'
+ SET enable_sort TO 'off'
+ SET jit TO 'off'
+ SET search_path TO 'action_queue'
+AS $function$
+DECLARE
+  v_state   text[] := string_to_array(current_setting('aq.claim_tenant_turn', true), '|');
+  v_tenant  text := nullif(v_state[1], '');                  -- served last (the cursor)
+  v_left    integer := coalesce(nullif(v_state[2], '')::integer, 0); -- heads its turn may still take
+  v_next    text;
+  v_first   text;          -- the first tenant of the current round
+  v_round   integer := 0;  -- heads taken in the current round
+  v_turns   integer := 0;
+  v_ids     bigint[] := '{}';
+  v_got     bigint[];
+  v_set     action_tenant_settings;
+  v_n       integer;
+  v_running integer;
+  v_level   double precision;
+  v_now     timestamptz := clock_timestamp();
+BEGIN
+  WHILE cardinality(v_ids) < p_limit AND v_turns < 2 * p_limit + 16 LOOP
+    IF v_left < 1 OR v_tenant IS NULL THEN
+      -- The next tenant with a due head after the cursor, wrapping once.
+      SELECT a.tenant INTO v_next FROM actions AS a
+      WHERE a.is_head AND a.status = 'pending' AND NOT a.quarantined AND a.tenant > coalesce(v_tenant, '')
+        AND a.run_at <= now() AND a.type = ANY(p_types)
+      ORDER BY a.tenant, a.run_at, a.id LIMIT 1;
+      IF v_next IS NULL AND v_tenant IS NOT NULL THEN
+        SELECT a.tenant INTO v_next FROM actions AS a
+        WHERE a.is_head AND a.status = 'pending' AND NOT a.quarantined AND a.tenant > ''
+          AND a.run_at <= now() AND a.type = ANY(p_types)
+        ORDER BY a.tenant, a.run_at, a.id LIMIT 1;
+      END IF;
+      EXIT WHEN v_next IS NULL; -- no tenant has a due head
+      -- A whole round (back to or past its first tenant) that took nothing ends the claim.
+      IF v_first IS NOT NULL AND (CASE WHEN v_next > coalesce(v_tenant, '') THEN v_tenant < v_first AND v_first <= v_next
+                                       ELSE v_first > v_tenant OR v_first <= v_next END) THEN
+        EXIT WHEN v_round = 0;
+        v_round := 0;
+        v_first := v_next;
+      END IF;
+      v_first := coalesce(v_first, v_next);
+      v_tenant := v_next;
+      SELECT * INTO v_set FROM action_tenant_settings AS s WHERE s.tenant = v_tenant;
+      v_left := floor(coalesce(v_set.weight, 1) + random())::integer;
+    ELSE
+      -- Going on with the turn a previous claim left unfinished.
+      SELECT * INTO v_set FROM action_tenant_settings AS s WHERE s.tenant = v_tenant;
+      v_first := coalesce(v_first, v_tenant);
+    END IF;
+    v_turns := v_turns + 1;
+    v_n := least(v_left, p_limit - cardinality(v_ids));
+    IF v_n > 0 AND p_paused AND EXISTS (SELECT 1 FROM action_pauses AS p
+                                        WHERE p.scope = 'tenant' AND p.tenant = v_tenant AND (p.until IS NULL OR p.until > now())) THEN
+      v_n := 0;
+    END IF;
+    IF v_n > 0 AND (v_set.max_running IS NOT NULL OR v_set.rate_per_second IS NOT NULL) THEN
+      -- Claims of a capped or limited tenant take turns (header).
+      SELECT * INTO v_set FROM action_tenant_settings AS s WHERE s.tenant = v_tenant FOR UPDATE;
+      IF v_set.max_running IS NOT NULL THEN
+        SELECT count(*) INTO v_running FROM actions AS a WHERE a.status = 'running' AND a.tenant = v_tenant;
+        v_running := v_running + (SELECT count(*) FROM actions AS a WHERE a.id = ANY(v_ids) AND a.tenant = v_tenant);
+        v_n := least(v_n, greatest(v_set.max_running - v_running, 0));
+      END IF;
+      IF v_set.rate_per_second IS NOT NULL THEN
+        v_level := least(coalesce(v_set.rate_burst, 1),
+                         v_set.tokens + greatest(0, extract(epoch FROM v_now - v_set.refilled_at)) * v_set.rate_per_second);
+        v_n := least(v_n, floor(v_level)::integer);
+      END IF;
+    END IF;
+    v_got := '{}';
+    IF v_n > 0 THEN
+      v_got := ARRAY(
+        SELECT a.id FROM actions AS a
+        WHERE a.tenant = v_tenant AND a.is_head AND a.status = 'pending' AND NOT a.quarantined AND a.run_at <= now()
+          AND a.type = ANY(p_types)
+          AND a.id <> ALL(v_ids) -- its own row locks do not make this claim skip what it took in an earlier turn
+          AND NOT EXISTS (SELECT 1 FROM action_pauses AS p -- paused groups (OFFSET 0: aq_claim_actions)
+                          WHERE p.scope = 'group' AND p.lock_id = a.lock_id AND (p.until IS NULL OR p.until > now()) OFFSET 0)
+        ORDER BY a.tenant, a.run_at, a.id
+        LIMIT v_n
+        FOR UPDATE OF a SKIP LOCKED);
+      IF v_set.rate_per_second IS NOT NULL THEN
+        UPDATE action_tenant_settings AS s SET tokens = v_level - cardinality(v_got), refilled_at = v_now WHERE s.tenant = v_tenant;
+      END IF;
+    END IF;
+    v_ids := v_ids || v_got;
+    v_round := v_round + cardinality(v_got);
+    -- Fewer than asked: the tenant has no more (or may take no more): its turn ends.
+    v_left := CASE WHEN cardinality(v_got) < v_n OR v_n = 0 THEN 0 ELSE v_left - cardinality(v_got) END;
+  END LOOP;
+  PERFORM set_config('aq.claim_tenant_turn', concat_ws('|', coalesce(v_tenant, ''), v_left::text), false);
+  RETURN v_ids;
 END $function$
 ;
 
@@ -1508,6 +1638,16 @@ BEGIN
   -- Which controls are in use, in one statement (as in the claim): with none,
   -- the finishing statement's hand-off is 003's lease and nothing more.
   SELECT EXISTS (SELECT 1 FROM action_pauses), EXISTS (SELECT 1 FROM action_group_rate_limits) INTO v_paused, v_glimited;
+  -- Tenants (053): while tenants take turns in the claim (aq_claim_actions's
+  -- test, the same three probes), no hand-off: the group's next head becomes
+  -- a plain head and every start goes through the tenants' turns, their caps,
+  -- pauses and rate limits.
+  IF EXISTS (SELECT 1 FROM actions AS a WHERE a.is_head AND a.status = 'pending' AND NOT a.quarantined AND a.tenant < 'default')
+     OR EXISTS (SELECT 1 FROM actions AS a WHERE a.is_head AND a.status = 'pending' AND NOT a.quarantined AND a.tenant > 'default')
+     OR EXISTS (SELECT 1 FROM action_tenant_settings AS s WHERE s.max_running IS NOT NULL OR s.rate_per_second IS NOT NULL)
+     OR (v_paused AND EXISTS (SELECT 1 FROM action_pauses AS p WHERE p.scope = 'tenant')) THEN
+    RETURN;
+  END IF;
   IF NOT v_paused AND NOT v_glimited THEN
     RETURN QUERY SELECT * FROM aq_lease_selected(p_ids, p_worker, p_lease_ms, p_types, p_caps);
     RETURN;
@@ -1818,6 +1958,38 @@ CREATE OR REPLACE FUNCTION action_queue.aq_pause_queue(p_reason text DEFAULT NUL
 AS $function$ SELECT aq_pause('queue', NULL, NULL, p_reason) $function$
 ;
 
+CREATE OR REPLACE FUNCTION action_queue.aq_pause_tenant(p_tenant text, p_reason text DEFAULT NULL::text, p_for_ms bigint DEFAULT NULL::bigint)
+ RETURNS action_pauses
+ LANGUAGE plpgsql
+ SET search_path TO 'action_queue'
+AS $function$
+DECLARE
+  v_until timestamptz := CASE WHEN p_for_ms IS NULL THEN NULL ELSE now() + p_for_ms * interval '1 millisecond' END;
+  v_row   action_pauses;
+BEGIN
+  IF p_for_ms IS NOT NULL AND p_for_ms <= 0 THEN
+    RAISE EXCEPTION 'actions: a timed pause needs p_for_ms > 0 (got %)', p_for_ms USING ERRCODE = '22023';
+  END IF;
+  IF p_tenant IS NULL OR p_tenant !~ '^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$' THEN
+    RAISE EXCEPTION 'actions: cannot pause tenant %: a tenant is 1..128 characters of letters, digits, ".", "_", ":", "@", "-", starting with a letter or a digit', quote_nullable(p_tenant)
+      USING ERRCODE = '22023';
+  END IF;
+  DELETE FROM action_pauses WHERE scope = 'tenant' AND tenant = p_tenant AND until IS NOT NULL AND until <= now();
+  INSERT INTO action_pauses AS p (scope, tenant, reason, until)
+  VALUES ('tenant', p_tenant, p_reason, v_until)
+  ON CONFLICT DO NOTHING
+  RETURNING * INTO v_row;
+  IF v_row.id IS NULL THEN
+    UPDATE action_pauses AS p
+    SET reason = coalesce(p_reason, p.reason),
+        until  = CASE WHEN p.until IS NULL OR v_until IS NULL THEN NULL ELSE greatest(p.until, v_until) END
+    WHERE p.scope = 'tenant' AND p.tenant = p_tenant
+    RETURNING * INTO v_row;
+  END IF;
+  RETURN v_row;
+END $function$
+;
+
 CREATE OR REPLACE FUNCTION action_queue.aq_pause_type(p_type text, p_reason text DEFAULT NULL::text, p_for_ms bigint DEFAULT NULL::bigint)
  RETURNS action_pauses
  LANGUAGE sql
@@ -2027,6 +2199,19 @@ CREATE OR REPLACE FUNCTION action_queue.aq_resume_queue()
  LANGUAGE sql
  SET search_path TO 'action_queue'
 AS $function$ SELECT aq_resume('queue', NULL, NULL) $function$
+;
+
+CREATE OR REPLACE FUNCTION action_queue.aq_resume_tenant(p_tenant text)
+ RETURNS boolean
+ LANGUAGE sql
+ SET search_path TO 'action_queue'
+AS $function$
+  WITH gone AS (
+    DELETE FROM action_pauses WHERE scope = 'tenant' AND tenant = p_tenant
+    RETURNING until
+  )
+  SELECT coalesce(bool_or(until IS NULL OR until > now()), false) FROM gone
+$function$
 ;
 
 CREATE OR REPLACE FUNCTION action_queue.aq_resume_type(p_type text)

@@ -511,6 +511,42 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/tenants': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Tenants with stored settings, in name order (a tenant without any has weight 1, no cap, no rate limit) */
+    get: operations['TenantsController_list'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/tenants/{tenant}/settings': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A tenant's settings: the stored ones, or the defaults (stored: false) */
+    get: operations['TenantsController_get'];
+    /** Store a tenant's settings whole (absent fields take their defaults); every instance's next claim follows them */
+    put: operations['TenantsController_put'];
+    post?: never;
+    /** Delete a tenant's settings: back to weight 1, no cap, no rate limit */
+    delete: operations['TenantsController_delete'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/health': {
     parameters: {
       query?: never;
@@ -1940,11 +1976,11 @@ export interface components {
     };
     CreatePauseDto: {
       /**
-       * @description queue: everything; type: one action type; group: one group
+       * @description queue: everything; type: one action type; group: one group; tenant: one tenant
        * @example group
        * @enum {string}
        */
-      scope: 'queue' | 'type' | 'group';
+      scope: 'queue' | 'type' | 'group' | 'tenant';
       /**
        * @description The action type (scope type only)
        * @example invoice.send
@@ -1960,6 +1996,11 @@ export interface components {
        * @example tenant:42
        */
       groupKey?: string;
+      /**
+       * @description The tenant (scope tenant only; docs/tenants.md): nothing of it starts until resumed
+       * @example acme
+       */
+      tenant?: string;
       /**
        * @description Why, shown in GET /pauses
        * @example payments API down
@@ -1981,7 +2022,7 @@ export interface components {
        * @example group
        * @enum {string}
        */
-      scope: 'queue' | 'type' | 'group';
+      scope: 'queue' | 'type' | 'group' | 'tenant';
       /**
        * @description The paused type (scope type)
        * @example null
@@ -1997,6 +2038,11 @@ export interface components {
        * @example null
        */
       groupKey: string | null;
+      /**
+       * @description The paused tenant (scope tenant)
+       * @example null
+       */
+      tenant: string | null;
       /** @example payments API down */
       reason: string | null;
       /** @example 2026-12-01T16:00:00.000Z */
@@ -2119,6 +2165,71 @@ export interface components {
        * @default 1
        */
       burst?: number;
+    };
+    TenantSettingsResponseDto: {
+      /** @example acme */
+      tenant: string;
+      /**
+       * @description Heads per turn in the claim, relative to the other tenants; default 1
+       * @example 3
+       */
+      weight: number;
+      /**
+       * @description The most of its actions running at once, or null: no cap
+       * @example 10
+       */
+      maxRunning: number | null;
+      /**
+       * @description Starts per second on all instances together, or null: no rate limit
+       * @example null
+       */
+      ratePerSecond: number | null;
+      /**
+       * @description Starts allowed at once after a quiet spell, with ratePerSecond
+       * @example null
+       */
+      rateBurst: number | null;
+      /**
+       * @description false: nothing stored, these are the defaults
+       * @example true
+       */
+      stored: boolean;
+      /**
+       * Format: date-time
+       * @example 2026-12-06T05:00:00.000Z
+       */
+      updatedAt: string | null;
+    };
+    TenantSettingsPageDto: {
+      items: components['schemas']['TenantSettingsResponseDto'][];
+      /**
+       * @description Pass as `after` for the next page; null on the last page
+       * @example null
+       */
+      nextCursor: string | null;
+    };
+    SetTenantSettingsDto: {
+      /**
+       * @description Its share of the claim: heads per turn relative to the other tenants with ready heads; a number > 0 and <= 1000 (0.5: a head every other turn)
+       * @default 1
+       * @example 3
+       */
+      weight?: number;
+      /**
+       * @description The most of its actions running at once; null or absent: no cap
+       * @example 10
+       */
+      maxRunning?: number | null;
+      /**
+       * @description Starts per second for this tenant on all instances together; null or absent: no rate limit
+       * @example 50
+       */
+      ratePerSecond?: Record<string, never> | null;
+      /**
+       * @description Starts allowed at once after a quiet spell (with ratePerSecond)
+       * @default 1
+       */
+      rateBurst?: number | null;
     };
   };
   responses: never;
@@ -3645,7 +3756,7 @@ export interface operations {
     parameters: {
       query?: {
         /** @description Only pauses of this scope */
-        scope?: 'queue' | 'type' | 'group';
+        scope?: 'queue' | 'type' | 'group' | 'tenant';
         limit?: number;
         /** @description The last id of the previous page (its nextCursor) */
         after?: string;
@@ -4293,6 +4404,204 @@ export interface operations {
         };
       };
       /** @description The type has no override */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
+  TenantsController_list: {
+    parameters: {
+      query?: {
+        limit?: number;
+        /** @description The last tenant of the previous page (its nextCursor) */
+        after?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TenantSettingsPageDto'];
+        };
+      };
+      /** @description limit or after is invalid */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Only when the API_KEY setting is present: the key is missing or wrong */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "statusCode": 401,
+           *       "message": "API key required: send Authorization: Bearer <key> or x-api-key: <key>",
+           *       "error": "Unauthorized"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
+  TenantsController_get: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        tenant: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TenantSettingsResponseDto'];
+        };
+      };
+      /** @description tenant is not a valid tenant name */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Only when the API_KEY setting is present: the key is missing or wrong */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "statusCode": 401,
+           *       "message": "API key required: send Authorization: Bearer <key> or x-api-key: <key>",
+           *       "error": "Unauthorized"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
+  TenantsController_put: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        tenant: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SetTenantSettingsDto'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TenantSettingsResponseDto'];
+        };
+      };
+      /** @description tenant or a field is invalid; `message` names it; nothing is written */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Only when the API_KEY setting is present: the key is missing or wrong */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "statusCode": 401,
+           *       "message": "API key required: send Authorization: Bearer <key> or x-api-key: <key>",
+           *       "error": "Unauthorized"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+    };
+  };
+  TenantsController_delete: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        tenant: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description tenant is not a valid tenant name */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description Only when the API_KEY setting is present: the key is missing or wrong */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "statusCode": 401,
+           *       "message": "API key required: send Authorization: Bearer <key> or x-api-key: <key>",
+           *       "error": "Unauthorized"
+           *     }
+           */
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description No settings are stored for this tenant */
       404: {
         headers: {
           [name: string]: unknown;

@@ -67,6 +67,16 @@
 -- function, as sequential and bitmap scans already are: the ordered index
 -- walk is then the only cheap plan. The aggregates' ORDER BY inside the
 -- function are not plan sorts and are not affected.
+--
+-- Tenants (053, docs/tenants.md): when any head of a tenant other than
+-- 'default' waits, or a tenant has a cap, a rate limit or a pause, the
+-- selection is aq_claim_tenant_turns (tenants served in turn, weighted)
+-- instead of the frontier's; everything after the selection is the same.
+-- Otherwise (an install that never names a tenant) the claim is the one
+-- above plus the three probes of that test in its first statement: two
+-- descents of the empty ends of actions_tenant_claimable_idx and one of
+-- action_tenant_settings. The frontier's state is dropped while tenants take
+-- turns: the floor it kept is not maintained by the turns.
 CREATE OR REPLACE FUNCTION aq_claim_actions(p_worker text, p_types text[], p_caps integer[], p_limit integer, p_lease_ms integer, p_quarantined boolean DEFAULT false)
  RETURNS SETOF aq_leased_action
  LANGUAGE plpgsql
@@ -115,12 +125,20 @@ DECLARE
   v_ids     bigint[];
   v_first   timestamptz;
   v_found   int;
+  v_fair    boolean;                                    -- tenants take turns (aq_claim_tenant_turns)?
 BEGIN
   -- flow control: one statement says which controls are in use (usually
   -- none: then the claim is 023's plus one probe of an empty index per
   -- candidate head for the paused groups).
-  SELECT EXISTS (SELECT 1 FROM action_pauses), EXISTS (SELECT 1 FROM action_rate_limits), EXISTS (SELECT 1 FROM action_group_rate_limits)
-  INTO v_paused, v_limited, v_glimited;
+  SELECT EXISTS (SELECT 1 FROM action_pauses), EXISTS (SELECT 1 FROM action_rate_limits), EXISTS (SELECT 1 FROM action_group_rate_limits),
+         -- tenants: a head of another tenant than 'default' waits, or a tenant has a cap or a rate limit (header)
+         EXISTS (SELECT 1 FROM actions AS a WHERE a.is_head AND a.status = 'pending' AND NOT a.quarantined AND a.tenant < 'default')
+         OR EXISTS (SELECT 1 FROM actions AS a WHERE a.is_head AND a.status = 'pending' AND NOT a.quarantined AND a.tenant > 'default')
+         OR EXISTS (SELECT 1 FROM action_tenant_settings AS s WHERE s.max_running IS NOT NULL OR s.rate_per_second IS NOT NULL)
+  INTO v_paused, v_limited, v_glimited, v_fair;
+  IF v_paused AND NOT v_fair THEN
+    v_fair := EXISTS (SELECT 1 FROM action_pauses AS p WHERE p.scope = 'tenant');
+  END IF;
   IF v_paused THEN
     v_types := aq_flow_claimable_types(p_types); -- paused types and queue
     IF cardinality(v_types) = 0 THEN -- nothing may be claimed
@@ -151,6 +169,13 @@ BEGIN
       LIMIT 1
       FOR UPDATE OF a SKIP LOCKED
     );
+  ELSIF v_fair THEN
+    -- tenants: served in turn (aq_claim_tenant_turns); no frontier.
+    v_ids := aq_claim_tenant_turns(v_types, p_limit, v_paused);
+    v_found := cardinality(v_ids);
+    IF v_state[1] IS NOT NULL THEN
+      PERFORM set_config('aq.claim_frontier', '', false);
+    END IF;
   ELSE
     -- The frontier of 023, keyed by the types left after flow control: when a
     -- type comes back (its pause ended, its bucket refilled) the key changes
@@ -204,12 +229,12 @@ BEGIN
       LEFT JOIN unnest(v_ltypes, v_lallow) AS l(type, allowance) ON l.type = s.type
       WHERE l.type IS NULL OR s.n <= l.allowance
     );
-    IF NOT p_quarantined AND cardinality(v_ids) < v_found THEN
+    IF NOT p_quarantined AND NOT v_fair AND cardinality(v_ids) < v_found THEN
       -- The heads left for want of tokens stay claimable: the floor must not pass them.
       SELECT min(a.run_at) INTO v_trimmed FROM actions AS a WHERE a.id = ANY(v_all) AND a.id <> ALL(v_ids);
     END IF;
   END IF;
-  IF NOT p_quarantined THEN
+  IF NOT p_quarantined AND NOT v_fair THEN
     -- As 023: every head of these types from the floor up to the first one
     -- taken was taken or locked by another claim; a claim that did not fill
     -- p_limit saw every due head it could take (less those left for want of tokens).

@@ -5,6 +5,7 @@
 -- per-head anti-joins. With a pause or a group limit it is 031's, unchanged.
 -- (A change of 031's function after 031 was applied on some databases: a
 -- forward migration, so that every database gets it.)
+-- 053: no hand-off while tenants take turns (below).
 CREATE OR REPLACE FUNCTION aq_lease_actions(p_ids bigint[], p_worker text, p_lease_ms integer, p_types text[], p_caps integer[])
  RETURNS SETOF aq_leased_action
  LANGUAGE plpgsql
@@ -18,6 +19,16 @@ BEGIN
   -- Which controls are in use, in one statement (as in the claim): with none,
   -- the finishing statement's hand-off is 003's lease and nothing more.
   SELECT EXISTS (SELECT 1 FROM action_pauses), EXISTS (SELECT 1 FROM action_group_rate_limits) INTO v_paused, v_glimited;
+  -- Tenants (053): while tenants take turns in the claim (aq_claim_actions's
+  -- test, the same three probes), no hand-off: the group's next head becomes
+  -- a plain head and every start goes through the tenants' turns, their caps,
+  -- pauses and rate limits.
+  IF EXISTS (SELECT 1 FROM actions AS a WHERE a.is_head AND a.status = 'pending' AND NOT a.quarantined AND a.tenant < 'default')
+     OR EXISTS (SELECT 1 FROM actions AS a WHERE a.is_head AND a.status = 'pending' AND NOT a.quarantined AND a.tenant > 'default')
+     OR EXISTS (SELECT 1 FROM action_tenant_settings AS s WHERE s.max_running IS NOT NULL OR s.rate_per_second IS NOT NULL)
+     OR (v_paused AND EXISTS (SELECT 1 FROM action_pauses AS p WHERE p.scope = 'tenant')) THEN
+    RETURN;
+  END IF;
   IF NOT v_paused AND NOT v_glimited THEN
     RETURN QUERY SELECT * FROM aq_lease_selected(p_ids, p_worker, p_lease_ms, p_types, p_caps);
     RETURN;

@@ -47,4 +47,5 @@ export const MIGRATIONS = [
   sqlFileMigration(1764460800049, 'StoreTraceContext', '049-trace-context'),
   sqlFileMigration(1764460800050, 'AddGroupState', '050-group-state'),
   sqlFileMigration(1764460800052, 'AddTenants', '052-tenants'),
+  sqlFileMigration(1764460800053, 'TenantClaim', '053-tenant-claim'),
 ];

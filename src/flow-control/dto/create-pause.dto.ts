@@ -3,6 +3,7 @@ import { Transform } from 'class-transformer';
 import { IsIn, IsOptional } from 'class-validator';
 import { IsGroupKey, MAX_GROUP_KEY_BYTES } from '../../actions/dto/group-key.validator';
 import { IsLockId, toLockIdString } from '../../actions/dto/lock-id.validator';
+import { TENANT_PATTERN } from '../../actions/dto/tenant.validator';
 import { IsIntegerIn, IsTextMatching, IsTextOfLength } from '../../http/single-rule.validator';
 import { ACTION_TYPE_PATTERN } from '../../vocabulary';
 import { PAUSE_SCOPES, PauseScope } from '../pause-scope';
@@ -22,10 +23,11 @@ export const MAX_PAUSE_FOR_MS = 7 * 24 * 60 * 60 * 1000;
 
 /**
  * Body of `POST /pauses`: what to pause. `scope` `queue` takes nothing else;
- * `type` takes `type`; `group` takes `lockId` or `groupKey` (one of them).
+ * `type` takes `type`; `group` takes `lockId` or `groupKey` (one of them);
+ * `tenant` takes `tenant`.
  */
 export class CreatePauseDto {
-  @ApiProperty({ enum: PAUSE_SCOPES, example: 'group', description: 'queue: everything; type: one action type; group: one group' })
+  @ApiProperty({ enum: PAUSE_SCOPES, example: 'group', description: 'queue: everything; type: one action type; group: one group; tenant: one tenant' })
   @IsIn(PAUSE_SCOPES, { message: `scope must be one of ${PAUSE_SCOPES.join(', ')}` })
   scope: PauseScope;
 
@@ -56,6 +58,15 @@ export class CreatePauseDto {
   @IsOptional()
   @IsGroupKey()
   groupKey?: string;
+
+  @ApiPropertyOptional({
+    example: 'acme',
+    pattern: TENANT_PATTERN.source,
+    description: 'The tenant (scope tenant only; docs/tenants.md): nothing of it starts until resumed',
+  })
+  @IsOptional()
+  @IsTextMatching(TENANT_PATTERN, 'a tenant name: 1..128 characters of letters, digits, ".", "_", ":", "@", "-", starting with a letter or a digit')
+  tenant?: string;
 
   @ApiPropertyOptional({ example: 'payments API down', maxLength: MAX_PAUSE_REASON_LENGTH, description: 'Why, shown in GET /pauses' })
   @IsOptional()

@@ -18,6 +18,9 @@ export class PauseResponseDto {
   @ApiProperty({ type: String, nullable: true, example: null, description: "The paused group's string key, when it has one" })
   groupKey: string | null;
 
+  @ApiProperty({ type: String, nullable: true, example: null, description: 'The paused tenant (scope tenant)' })
+  tenant: string | null;
+
   @ApiProperty({ type: String, nullable: true, example: 'payments API down' })
   reason: string | null;
 

@@ -6,7 +6,7 @@
  */
 
 /** The columns of a pause as the API shows it; `p` is action_pauses, `k` its group key (if any). */
-const PAUSE_COLUMNS = `p.id::text AS id, p.scope, p.type, p.lock_id::text AS lock_id, k.group_key, p.reason, p.created_at, p.until`;
+const PAUSE_COLUMNS = `p.id::text AS id, p.scope, p.type, p.lock_id::text AS lock_id, k.group_key, p.tenant, p.reason, p.created_at, p.until`;
 
 /**
  * Pauses one target: `$1::text` scope, `$2::text` type, `$3::bigint` lock id,
@@ -21,6 +21,16 @@ WITH p AS (SELECT * FROM aq_pause($1::text, $2::text,
                                   $4::text, $5::bigint))
 SELECT ${PAUSE_COLUMNS.replace('k.group_key', 'coalesce(k.group_key, $6::text) AS group_key')}
 FROM p LEFT JOIN action_group_keys AS k ON k.lock_id = p.lock_id`;
+
+/**
+ * Pauses one tenant (aq_pause_tenant, 053): `$1::text` tenant, `$2::text`
+ * reason, `$3::bigint` ms or null (until resumed).
+ */
+export const PAUSE_TENANT_SQL = `
+SELECT ${PAUSE_COLUMNS} FROM aq_pause_tenant($1::text, $2::text, $3::bigint) AS p LEFT JOIN action_group_keys AS k ON false`;
+
+/** Resumes one tenant: `$1::text` tenant; `resumed` false when it was not paused. */
+export const RESUME_TENANT_SQL = `SELECT aq_resume_tenant($1::text) AS resumed`;
 
 /**
  * Active pauses (timed ones not expired) in id order, after id `$1::bigint`,
