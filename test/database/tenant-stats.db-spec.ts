@@ -68,6 +68,12 @@ describe('tenant figures of /stats', () => {
     expect(1 + body.tenants.others.running).toBe(body.byStatus.running);
   });
 
+  it("shows the tenant on an action and on its group's head (the bounded reads of GET /actions/:id and GET /groups/:lockId)", async () => {
+    const { rows } = await t.pg.query<{ id: string }>(`SELECT id::text FROM actions WHERE tenant = 'acme' AND lock_id = 1 ORDER BY id LIMIT 1`);
+    expect((await request(t.url).get(`/actions/${rows[0].id}`).expect(200)).body.tenant).toBe('acme');
+    expect((await request(t.url).get('/groups/1').expect(200)).body.head).toEqual(expect.objectContaining({ id: rows[0].id, tenant: 'acme' }));
+  });
+
   it('reads no finished row: the statement walks the live indexes, never the whole table', async () => {
     const plan = (await t.pg.query(`EXPLAIN ${TENANT_STATS_SQL}`, [10])).rows.map((r) => r['QUERY PLAN']).join('\n');
     expect(plan).not.toMatch(/Seq Scan on actions/);

@@ -10,6 +10,7 @@ import { Group } from './pages/group';
 import { Groups } from './pages/groups';
 import { Operations } from './pages/operations';
 import { Overview } from './pages/overview';
+import { Tenants } from './pages/tenants';
 
 type Access = 'checking' | 'granted' | 'key-needed';
 
@@ -29,12 +30,13 @@ function Nav() {
       {item('/', 'Overview')}
       {item('/groups', 'Groups')}
       {item('/actions', 'Actions')}
+      {item('/tenants', 'Tenants')}
       {item('/operations', 'Operations')}
     </ul>
   );
 }
 
-/** The pages, by hash route: `#/`, `#/groups`, `#/groups/26`, `#/actions`, `#/actions/17`, `#/operations`. */
+/** The pages, by hash route: `#/`, `#/groups`, `#/groups/26`, `#/actions`, `#/actions/17`, `#/tenants`, `#/operations`. */
 function Pages() {
   const [location] = useLocation();
   const main = useRef<HTMLElement>(null);
@@ -52,6 +54,7 @@ function Pages() {
         <Route path="/groups/:lockId">{(params) => <Group lockId={params.lockId} />}</Route>
         <Route path="/actions" component={Actions} />
         <Route path="/actions/:id">{(params) => <ActionPage id={params.id} />}</Route>
+        <Route path="/tenants" component={Tenants} />
         <Route path="/operations" component={Operations} />
         <Route>
           <h2>Not found</h2>

@@ -119,7 +119,7 @@ const actionColumnsOmitting = (omit: string): string => `
   id::text, lock_id::text, type, CASE WHEN ${omit} THEN '{}'::jsonb ELSE payload END AS payload, status, attempts, max_attempts, on_failure,
   run_at, created_at, started_at, finished_at, CASE WHEN ${omit} THEN NULL ELSE result END AS result,
   CASE WHEN ${omit} THEN NULL ELSE last_error END AS last_error, idempotency_key, retry_of::text,
-  charged_attempts, cancel_requested_at, quarantined, group_key, ${omit} AS content_omitted`;
+  charged_attempts, cancel_requested_at, quarantined, group_key, tenant, ${omit} AS content_omitted`;
 
 /**
  * An action's columns as a command (cancel, retry) returns them, with `size`

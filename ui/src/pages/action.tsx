@@ -61,6 +61,10 @@ export function ActionPage({ id }: { id: string }) {
                   </td>
                 </tr>
                 <tr>
+                  <th scope="row">tenant</th>
+                  <td data-testid="action-tenant">{a.tenant}</td>
+                </tr>
+                <tr>
                   <th scope="row">attempts</th>
                   <td>
                     <span data-testid="action-runs">{formatRuns(a)}</span> (at most {a.maxAttempts} charged; on failure: {a.onFailure})

@@ -11,7 +11,7 @@ import { usePoll } from '../use-poll';
 
 const REFRESH_MS = 3_000;
 
-/** The group's state: head, running, waiting, blocked (and why), with the head's buttons. */
+/** The group's state: head, its tenant, running, waiting, blocked (and why), with the head's buttons. */
 function GroupState({ state, onChange }: { state: GroupResource; onChange: () => void }) {
   return (
     <article data-testid="group-state" aria-labelledby="group-state-title">
@@ -39,6 +39,12 @@ function GroupState({ state, onChange }: { state: GroupResource; onChange: () =>
           'No stored state (ctx.groupState).'
         )}
       </p>
+      {state.head && (
+        <p data-testid="group-tenant">
+          Tenant <strong>{state.head.tenant}</strong>: every action the group holds now is this tenant's (another tenant's action is refused until the group is
+          empty).
+        </p>
+      )}
       {state.head && (
         <p>
           Head <Link href={`/actions/${state.head.id}`}>#{state.head.id}</Link> {state.head.type} <StatusBadge value={state.head.status} />{' '}
