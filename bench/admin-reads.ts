@@ -30,11 +30,14 @@ const TIMELINE_GROUP = 42;
 
 /**
  * The live queue, the same in both databases, written through the triggers:
- * 20 groups of 10 pending, a group of 2 000 pending, 50 blocked groups (a
+ * 20 groups of 10 pending (each of its own tenant, so that /stats and /metrics
+ * have 21 tenants to rank), a group of 2 000 pending, 50 blocked groups (a
  * failed head and 3 waiting) and 20 actions scheduled a day ahead.
  */
 async function fillLiveQueue(c: Client): Promise<void> {
-  await c.query(`INSERT INTO actions (lock_id, type, payload) SELECT 100000 + i % 20, 'instance.update', '{}' FROM generate_series(1, 200) AS i ORDER BY i`);
+  await c.query(
+    `INSERT INTO actions (lock_id, type, payload, tenant) SELECT 100000 + i % 20, 'instance.update', '{}', 'tenant-' || i % 20 FROM generate_series(1, 200) AS i ORDER BY i`,
+  );
   await c.query(`INSERT INTO actions (lock_id, type, payload) SELECT 200000, 'instance.update', '{}' FROM generate_series(1, 2000) AS i ORDER BY i`);
   await c.query(`INSERT INTO actions (lock_id, type, payload) SELECT ${TIMELINE_GROUP}, 'instance.update', '{}' FROM generate_series(1, 10) AS i ORDER BY i`);
   await c.query(`INSERT INTO actions (lock_id, type, payload) SELECT 300000 + i % 50, 'instance.delete', '{}' FROM generate_series(0, 199) AS i ORDER BY i`);
