@@ -17,6 +17,13 @@ interface Spec {
   lockId: string;
   type: string;
   payload: { seq: number; durationMs: number };
+  /** The group's tenant (docs/tenants.md); absent: the default tenant. */
+  tenant?: string;
+}
+
+/** Tenants take turns in the claim: a group of every fourth lock id has the default tenant, the others one of three tenants. */
+function tenantOf(lockId: number): string | undefined {
+  return lockId % 4 === 0 ? undefined : ['acme', 'globex', 'initech'][lockId % 3];
 }
 
 /**
@@ -25,7 +32,8 @@ interface Spec {
  * enqueueing through REST (single and batch, spread over the instances) and
  * plain SQL. The trace must show no overlap within a group, no order
  * violation, every action done exactly once, and work done by more than one
- * process.
+ * process. The groups belong to four tenants (the default one among them), so
+ * the claim serves tenants in turn (aq_claim_tenant_turns) throughout.
  */
 describe('three service processes on one queue', () => {
   const INSTANCES = 3;
@@ -53,11 +61,16 @@ describe('three service processes on one queue', () => {
   it(`runs 2 000 actions over 50 groups with no overlap, in id order, each exactly once (seed ${seed})`, async () => {
     const random = prng(seed);
     const pick = <T>(xs: T[]) => xs[Math.floor(random() * xs.length)];
-    const specs: Spec[] = Array.from({ length: ACTIONS }, (_, seq) => ({
-      lockId: String(FIRST_LOCK_ID + Math.floor(random() * GROUPS)),
-      type: pick(TYPES),
-      payload: { seq, durationMs: Math.floor(random() * 11) },
-    }));
+    const specs: Spec[] = Array.from({ length: ACTIONS }, (_, seq) => {
+      const lockId = FIRST_LOCK_ID + Math.floor(random() * GROUPS);
+      const tenant = tenantOf(lockId);
+      return {
+        lockId: String(lockId),
+        type: pick(TYPES),
+        payload: { seq, durationMs: Math.floor(random() * 11) },
+        ...(tenant === undefined ? {} : { tenant }),
+      };
+    });
     // Mixed chunks: REST batches, single REST posts and SQL multi-row inserts.
     type Chunk = { via: 'batch' | 'single' | 'sql'; items: Spec[]; service: ServiceProcess };
     const chunks: Chunk[] = [];
@@ -91,8 +104,8 @@ describe('three service processes on one queue', () => {
         const sorted = [...chunk.items].sort((x, y) => Number(x.lockId) - Number(y.lockId));
         const values: unknown[] = [];
         const rows = sorted.map((s, k) => {
-          values.push(s.lockId, s.type, JSON.stringify(s.payload));
-          return `($${3 * k + 1}::bigint, $${3 * k + 2}, $${3 * k + 3}::jsonb)`;
+          values.push(s.lockId, s.type, JSON.stringify(s.payload), s.tenant ?? 'default');
+          return `($${4 * k + 1}::bigint, $${4 * k + 2}, $${4 * k + 3}::jsonb, $${4 * k + 4})`;
         });
         // A multi-row insert over several groups locks them in input order, so
         // it can deadlock with another producer or a worker's completion; the
@@ -100,7 +113,7 @@ describe('three service processes on one queue', () => {
         for (;;) {
           try {
             const { rows: out } = await sqlClients[producer].query<{ id: string }>(
-              `INSERT INTO actions (lock_id, type, payload) VALUES ${rows.join(', ')} RETURNING id::text`,
+              `INSERT INTO actions (lock_id, type, payload, tenant) VALUES ${rows.join(', ')} RETURNING id::text`,
               values,
             );
             const byInput = new Map(sorted.map((s, k) => [s, out[k].id]));
@@ -180,6 +193,10 @@ describe('three service processes on one queue', () => {
     expect(report.doneMoreThanOnce).toEqual([]);
     // Exactly one trace row per action: nothing failed, nothing ran twice.
     expect(report.attemptCount).toBe(ACTIONS);
+
+    // The four tenants shared the queue (their turns in the claim were taken).
+    const { rows: tenants } = await pg.query<{ tenant: string }>(`SELECT DISTINCT tenant FROM actions ORDER BY tenant`);
+    expect(tenants.map((t) => t.tenant)).toEqual(['acme', 'default', 'globex', 'initech']);
 
     // Parallelism across processes: more than one worker id did work.
     const workers = Object.keys(report.doneByWorker);

@@ -50,13 +50,16 @@ describe('recovery after instances are lost', () => {
     return started;
   }
 
-  /** Inserts GROUPS groups of ACTIONS_PER_GROUP sleeps of `ms`, on lock ids never used before; returns their lock ids. */
+  /**
+   * Inserts GROUPS groups of ACTIONS_PER_GROUP sleeps of `ms`, on lock ids never used before; returns their lock ids.
+   * The groups belong to four tenants (the default one among them), so the claims serve tenants in turn (docs/tenants.md).
+   */
   async function insertWorkload(groups = GROUPS, perGroup = ACTIONS_PER_GROUP, ms = ACTION_MS): Promise<number[]> {
     const first = nextLock;
     nextLock += groups;
     const { rows } = await c.query<{ lock_id: string }>(
-      `INSERT INTO actions (lock_id, type, payload)
-       SELECT $1::bigint + g, 'test.sleep', jsonb_build_object('ms', $3::int)
+      `INSERT INTO actions (lock_id, type, payload, tenant)
+       SELECT $1::bigint + g, 'test.sleep', jsonb_build_object('ms', $3::int), (ARRAY['default', 'acme', 'globex', 'initech'])[g % 4 + 1]
        FROM generate_series(0, $2::int - 1) g, generate_series(1, $4::int) i
        ORDER BY g, i
        RETURNING lock_id::text`,
