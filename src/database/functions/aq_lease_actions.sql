@@ -5,7 +5,7 @@
 -- per-head anti-joins. With a pause or a group limit it is 031's, unchanged.
 -- (A change of 031's function after 031 was applied on some databases: a
 -- forward migration, so that every database gets it.)
--- 053: no hand-off while tenants take turns (below).
+-- 053: no hand-off while a tenant has a cap, a rate limit or a pause (below).
 CREATE OR REPLACE FUNCTION aq_lease_actions(p_ids bigint[], p_worker text, p_lease_ms integer, p_types text[], p_caps integer[])
  RETURNS SETOF aq_leased_action
  LANGUAGE plpgsql
@@ -19,13 +19,15 @@ BEGIN
   -- Which controls are in use, in one statement (as in the claim): with none,
   -- the finishing statement's hand-off is 003's lease and nothing more.
   SELECT EXISTS (SELECT 1 FROM action_pauses), EXISTS (SELECT 1 FROM action_group_rate_limits) INTO v_paused, v_glimited;
-  -- Tenants (053): while tenants take turns in the claim (aq_claim_actions's
-  -- test, the same three probes), no hand-off: the group's next head becomes
-  -- a plain head and every start goes through the tenants' turns, their caps,
-  -- pauses and rate limits.
-  IF EXISTS (SELECT 1 FROM actions AS a WHERE a.is_head AND a.status = 'pending' AND NOT a.quarantined AND a.tenant < 'default')
-     OR EXISTS (SELECT 1 FROM actions AS a WHERE a.is_head AND a.status = 'pending' AND NOT a.quarantined AND a.tenant > 'default')
-     OR EXISTS (SELECT 1 FROM action_tenant_settings AS s WHERE s.max_running IS NOT NULL OR s.rate_per_second IS NOT NULL)
+  -- Tenants (053): while a tenant has a cap, a rate limit or a pause, no
+  -- hand-off: the group's next head becomes a plain head and every start goes
+  -- through the claim's tenant turns, which enforce them. Turns alone keep the
+  -- hand-off: a group's next action goes on in the slot of the one before, as
+  -- without tenants; the turns share out the claims of heads. (Without the
+  -- hand-off, tenant B's 10-step chains behind tenant A's 100 000 actions
+  -- waited 13x their time alone, p99, each step waiting for a claim:
+  -- bench/tenant-fairness.ts.)
+  IF EXISTS (SELECT 1 FROM action_tenant_settings AS s WHERE s.max_running IS NOT NULL OR s.rate_per_second IS NOT NULL)
      OR (v_paused AND EXISTS (SELECT 1 FROM action_pauses AS p WHERE p.scope = 'tenant')) THEN
     RETURN;
   END IF;
