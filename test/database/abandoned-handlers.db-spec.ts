@@ -145,5 +145,10 @@ describe('handlers that ignore their signal, and running actions changed from ou
     expect(heldMs).toBeGreaterThanOrEqual(3_400);
     expect(heldMs).toBeLessThan(5_500);
     expect((await row(b)).started_at.getTime()).toBeGreaterThanOrEqual(traced[0].finished_at.getTime());
+    // The group's next action ran at its first attempt: not handed to a caller that drops it
+    // (stranded, then released as "lease granted by a statement whose answer never arrived").
+    expect((await trace(b)).map((t) => t.outcome)).toEqual(['done']);
+    // And no slot stays taken: the instance is idle again.
+    await waitFor(async () => metricSample((await request(url).get('/metrics')).text, 'action_queue_worker_busy_slots') === 0, 5_000);
   });
 });

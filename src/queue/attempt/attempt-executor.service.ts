@@ -220,7 +220,7 @@ export class AttemptExecutor {
   private cancelWhenReturned(row: LeasedActionRow, settled: Promise<void>, lease: HeldLease, reason: CancelRequestedError): void {
     void settled.then(async () => {
       const end: AttemptEnd = { kind: 'cancelled', outcome: 'cancelled', error: `${reason.message}; the handler stopped after its grace` };
-      const result = await this.finisher.finish({ actionId: row.id, attempt: row.attempts, end }, false, () => lease.deadline);
+      const result = await this.finisher.finishDetached({ actionId: row.id, attempt: row.attempts, end }, () => lease.deadline);
       if (result.recorded) publishAttemptEnd(this.events, row, end);
     });
   }

@@ -13,7 +13,7 @@ import { FINISH_CHUNKS_SQL, FINISH_CHUNKS_TRACED_SQL, FinishAttemptsRow } from '
 import { tracingEnabled } from '../../tracing/tracing-enabled';
 import { groupIntoUnits, LeasedUnit } from '../instance/leased-units';
 import { WORKER_ID } from '../instance/worker-id.token';
-import { WorkerSlots } from '../instance/worker-slots';
+import { SlotGrant, WorkerSlots } from '../instance/worker-slots';
 
 /**
  * Statements in flight at once, each with its own batch, and at most half the
@@ -80,6 +80,8 @@ interface Waiting {
   failed?: boolean;
   /** Times the database deferred it (its group was held by a producer). */
   deferrals?: number;
+  /** Its caller cannot start work (finishDetached): it never receives what a statement took. */
+  detached?: boolean;
   resolve: (result: FinishResult) => void;
 }
 
@@ -134,6 +136,24 @@ export class AttemptFinisher {
    */
   finish(item: AttemptToFinish, freesSlot: boolean, deadline: () => number): Promise<FinishResult> {
     return this.finishUnit([item], freesSlot, deadline);
+  }
+
+  /**
+   * Queues an attempt's end for writing by a caller that cannot start work
+   * (no worker loop waits on it: a cancelled handler that returned after its
+   * attempt had ended). Its statement takes nothing for it: a batch of
+   * detached ends alone takes no hand-off and no claim, and in a mixed batch
+   * what is taken goes to another attempt's executor. An end that carried
+   * taken work to a caller that drops it would strand those actions, leased
+   * to this worker with their slots reserved, until the release of unknown
+   * leases (half a lease later).
+   * @returns see {@link finish}; `next` is always empty.
+   */
+  finishDetached(item: AttemptToFinish, deadline: () => number): Promise<FinishResult> {
+    return new Promise((resolve) => {
+      this.queue.push({ items: [item], freesSlot: false, deadline, detached: true, resolve });
+      this.scheduleFlush();
+    });
   }
 
   /**
@@ -213,7 +233,8 @@ export class AttemptFinisher {
     const types = this.registry.types();
     const chunking = this.registry.chunking();
     const items = batch.flatMap((w) => w.items);
-    const grant = this.slots.reserve(batch.filter((w) => w.freesSlot).length);
+    // Work is taken only for an attempt whose executor can start it.
+    const grant = batch.some((w) => !w.detached) ? this.slots.reserve(batch.filter((w) => w.freesSlot).length) : NOTHING_GRANTED;
     const take = grant.slots > 0 && types.length > 0;
     const sentAt = monotonicNow();
     let rows: FinishAttemptsRow[];
@@ -256,8 +277,12 @@ export class AttemptFinisher {
         this.deferLater(w);
         continue;
       }
-      // The taken actions go to the first attempt resolved: its executor starts them.
+      // The taken actions go to the first attempt resolved whose executor can start them.
       const recordedEach = w.items.map((item) => recorded.has(key(item)));
+      if (w.detached) {
+        w.resolve({ recorded: recordedEach.includes(true), recordedEach, next: [], sentAt });
+        continue;
+      }
       w.resolve({ recorded: recordedEach.includes(true), recordedEach, next: carried?.units ?? [], sentAt: carried?.sentAt ?? sentAt });
       carried = null;
     }
@@ -278,6 +303,9 @@ export class AttemptFinisher {
     }, delay);
   }
 }
+
+/** The grant of a statement that takes nothing (every attempt in it detached). */
+const NOTHING_GRANTED: SlotGrant = { slots: 0, claim: false, wakeSeq: -1 };
 
 /**
  * How many waiting units the next statement takes: up to MAX_BATCH attempts,
