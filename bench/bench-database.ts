@@ -37,13 +37,15 @@ export interface Workload {
   lockExpr: string;
   /** The action type (default instance.update; instance.sync is the demo's ordered chunk handler, chunks of 50). */
   type?: string;
+  /** SQL of the tenant of row `i` (docs/tenants.md); absent: the default tenant. */
+  tenantExpr?: string;
 }
 
 /** Enqueues a workload with one SQL `INSERT … SELECT` (ids in i order), demo payload `durationMs` 0. */
 export async function enqueueSql(c: Client, w: Workload, type = w.type ?? 'instance.update'): Promise<void> {
   await c.query(
-    `INSERT INTO actions (lock_id, type, payload)
-     SELECT ${w.lockExpr}, $1, '{"durationMs": 0}'::jsonb FROM generate_series(1, $2::int) AS i ORDER BY i`,
+    `INSERT INTO actions (lock_id, type, payload, tenant)
+     SELECT ${w.lockExpr}, $1, '{"durationMs": 0}'::jsonb, ${w.tenantExpr ?? `'default'`} FROM generate_series(1, $2::int) AS i ORDER BY i`,
     [type, w.count],
   );
 }
