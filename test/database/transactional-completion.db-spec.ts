@@ -177,7 +177,7 @@ describe('completing an action in the handler’s own transaction (ctx.transacti
       };
       const first = await claim('holder-a', 300);
       let endedA = false;
-      const a = new TransactionalCompletion(dataSource, 'holder-a', first, 65_536, () => (endedA = true));
+      const a = new TransactionalCompletion(dataSource, 'holder-a', first, 65_536, () => (endedA = true), 60_000);
       let release!: () => void;
       const taken = new Promise<void>((resolve) => (release = resolve));
       // Holder A passes the early check, writes, then stalls while its lease expires and B takes the action.
@@ -192,7 +192,7 @@ describe('completing an action in the handler’s own transaction (ctx.transacti
       const second = await claim('holder-b', 60_000);
       expect(second.id).toBe(first.id);
       expect(second.attempts).toBe(first.attempts + 1);
-      const b = new TransactionalCompletion(dataSource, 'holder-b', second, 65_536, () => undefined);
+      const b = new TransactionalCompletion(dataSource, 'holder-b', second, 65_536, () => undefined, 60_000);
       await b.run(async (manager) => {
         await manager.query(`INSERT INTO tx_effects (action_id, lock_id, attempt) VALUES ($1, 61, $2)`, [second.id, second.attempts]);
         return 'from b';
@@ -207,12 +207,43 @@ describe('completing an action in the handler’s own transaction (ctx.transacti
       expect(rows[0]).toEqual({ status: 'done', result: 'from b' });
       expect((await traceOf(first.id)).map((x) => x.outcome)).toEqual(['lease_expired', 'done']);
       // The early check refuses a stale holder before its callback runs.
-      const stale = new TransactionalCompletion(dataSource, 'holder-a', first, 65_536, () => undefined);
+      const stale = new TransactionalCompletion(dataSource, 'holder-a', first, 65_536, () => undefined, 60_000);
       let ran = false;
       await expect(stale.run(async () => (ran = true))).rejects.toThrow(/may no longer complete: it is done/);
       expect(ran).toBe(false);
       // The group moved on to its next action.
       await waitFor(async () => (await c.query(`SELECT 1 FROM actions WHERE lock_id = 61 AND is_head AND status = 'pending'`)).rowCount === 1);
+    } finally {
+      await dataSource.destroy();
+    }
+  });
+  it('ends a transaction left idle longer than the lease on the server, so its locks do not outlive the holder (a holder cut off mid-transaction)', async () => {
+    const dataSource = new DataSource({ type: 'postgres', url: db.url });
+    await dataSource.initialize();
+    try {
+      await c.query(`INSERT INTO actions (lock_id, type) VALUES (62, 'tx.fenced')`);
+      await c.query(`INSERT INTO action_group_states (lock_id, state, version) VALUES (62, '{"n": 1}', 1)`);
+      const { rows } = await c.query<LeasedActionRow>({ ...CLAIM_ACTIONS_SQL, values: ['holder-c', ['tx.fenced'], [null], 1, 60_000, false] });
+      expect(rows).toHaveLength(1);
+      const held = rows[0];
+      // An idle limit of 1 s: the callback reads (and locks) the state, then goes quiet for 4 s, as a cut-off holder does.
+      const completion = new TransactionalCompletion(dataSource, 'holder-c', held, 65_536, () => undefined, 1_000);
+      const committing = completion.run(async (manager) => {
+        await manager.query(`INSERT INTO tx_effects (action_id, lock_id, attempt) VALUES ($1, 62, $2)`, [held.id, held.attempts]);
+        await completion.groupState.get();
+        await sleep(4_000);
+        return 'too late';
+      });
+      await sleep(300);
+      // The next holder's read of the state (or an operator's delete) waits only until the server ends the idle session.
+      const waitStarted = Date.now();
+      await c.query(`SELECT state FROM action_group_states WHERE lock_id = 62 FOR UPDATE`);
+      expect(Date.now() - waitStarted).toBeLessThan(2_500);
+      await expect(committing).rejects.toThrow();
+      expect(completion.committed).toBe(false);
+      expect(await effectsOf(held.id)).toEqual([]);
+      const { rows: after } = await c.query(`SELECT status FROM actions WHERE id = $1`, [held.id]);
+      expect(after[0].status).toBe('running');
     } finally {
       await dataSource.destroy();
     }

@@ -168,7 +168,14 @@ export class AttemptExecutor {
     const traced = this.spans.startAttempt([row]);
     // (A claim answered so late that the lease could expire soon is aborted by the LeaseKeeper's next fence check.)
     // Once ctx.transaction commits, the action is no longer this worker's: its lease is not renewed or fenced.
-    const completion = new TransactionalCompletion(this.dataSource, this.workerId, row, this.settings.GROUP_STATE_MAX_BYTES, () => (lease.ended = true));
+    const completion = new TransactionalCompletion(
+      this.dataSource,
+      this.workerId,
+      row,
+      this.settings.GROUP_STATE_MAX_BYTES,
+      () => (lease.ended = true),
+      this.settings.LEASE_MS,
+    );
     const run = await this.spans.within(traced, () => this.runner.run(row, lease.handlerStop, startWhen, completion));
     lease.ended = true;
     const seconds = (performance.now() - startedAt) / 1000;

@@ -46,6 +46,7 @@ export class TransactionalCompletion {
    * @param row the leased action (its `attempts` is the fencing token).
    * @param maxStateBytes GROUP_STATE_MAX_BYTES.
    * @param onCommitted called once, right after the commit (the attempt is recorded: stop renewing its lease).
+   * @param idleLimitMs LEASE_MS: the transaction's session is ended by the server after this long idle in it (OWNER_CHECK_SQL).
    */
   constructor(
     private readonly dataSource: DataSource,
@@ -53,6 +54,7 @@ export class TransactionalCompletion {
     private readonly row: LeasedActionRow,
     private readonly maxStateBytes: number,
     private readonly onCommitted: () => void,
+    private readonly idleLimitMs: number,
   ) {}
 
   /** Whether the action's completion committed in the handler's transaction. */
@@ -117,7 +119,7 @@ export class TransactionalCompletion {
 
   /** Fails early when the attempt no longer owns the action (the real fence is in complete()). */
   private async checkOwner(runner: QueryRunner): Promise<void> {
-    const [owner] = (await runner.query(OWNER_CHECK_SQL, [this.row.id])) as OwnerCheckRow[];
+    const [owner] = (await runner.query(OWNER_CHECK_SQL, [this.row.id, String(this.idleLimitMs)])) as OwnerCheckRow[];
     const why = !owner
       ? 'the action no longer exists'
       : owner.status !== 'running' || owner.lease_owner !== this.workerId || owner.attempts !== this.row.attempts

@@ -2,9 +2,17 @@
  * ctx.transaction's early check (transactional-completion.ts): who holds the
  * action now. No lock: the finishing statement's update is the fence, and a
  * row lock held while the handler's callback runs would keep the heartbeat
- * (SKIP LOCKED) from extending the lease. Parameter: `$1::bigint` action id.
+ * (SKIP LOCKED) from extending the lease.
+ *
+ * It also bounds the transaction on the server: idle in it for `$2` ms (the
+ * lease), its session is ended and its locks (the group's state row, the
+ * handler's own rows) are released. A holder cut off from the database
+ * mid-transaction would otherwise keep them until TCP noticed (hours), and
+ * the next holder of the group, after the lease expired, would wait on them.
+ * Parameters: `$1::bigint` action id, `$2` LEASE_MS as text.
  */
-export const OWNER_CHECK_SQL = `SELECT a.status, a.lease_owner, a.attempts, a.cancel_requested_at IS NOT NULL AS cancel_requested
+export const OWNER_CHECK_SQL = `SELECT a.status, a.lease_owner, a.attempts, a.cancel_requested_at IS NOT NULL AS cancel_requested,
+  set_config('idle_in_transaction_session_timeout', $2::text, true) AS idle_limit_ms
 FROM actions AS a WHERE a.id = $1::bigint`;
 
 export interface OwnerCheckRow {
