@@ -62,6 +62,26 @@ export class QueueSettings {
   @IsIn(['none', 'transaction'])
   DATABASE_POOLER: 'none' | 'transaction' = 'none';
   /**
+   * `plain` (default): the queue on one PostgreSQL server. `citus`:
+   * DATABASE_URL is a Citus coordinator and DATABASE_SCHEMA one of the
+   * queue's partitions, a distributed schema placed whole on one node
+   * (docs/scale-out.md). Start-up refuses `citus` on a server without the
+   * citus extension, and `plain` on one with it.
+   */
+  @IsIn(['plain', 'citus'])
+  QUEUE_MODE: 'plain' | 'citus' = 'plain';
+  /**
+   * With QUEUE_MODE=citus: how many partitions the queue has (schemas
+   * `<prefix>_p0` .. `<prefix>_p<N-1>`); a group's partition is
+   * aq_partition_of(group, N) (docs/scale-out.md). Fixed for the queue's life:
+   * growing moves partitions between nodes, it never changes N.
+   */
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  @Max(1024)
+  CITUS_PARTITIONS = 8;
+  /**
    * A direct (not pooled) PostgreSQL URL of the same database, used only for
    * the LISTEN connection that wakes the workers. Unset: DATABASE_URL, unless
    * DATABASE_POOLER=transaction (then the workers poll every

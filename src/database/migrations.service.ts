@@ -11,6 +11,8 @@ import { LIFT_DBA_SESSION_LIMITS } from './dba-session-limits';
 import { holdsRelease01Schema, RELEASE_0_1_MIGRATIONS, upgradeRelease01Schema } from './release-0.1-upgrade';
 import { applyDefinitions, newerDefinitions, pendingDefinitions, refuseNewerDefinitions } from './apply-definitions';
 import { MIGRATION_LOCK_KEY } from './migration-lock';
+import { provisionCitusPartition } from './citus/citus-partition-provisioner';
+import { refuseQueueModeMismatch } from './citus/queue-mode-check';
 
 /** What {@link MigrationsService.schemaState} reads: the queue's migrations in a database against this release's. */
 export interface QueueSchemaState {
@@ -75,6 +77,8 @@ export class MigrationsService implements OnModuleInit {
   }
 
   async onModuleInit(): Promise<void> {
+    // Before anything is created: a Citus cluster in plain mode, or the reverse (docs/scale-out.md).
+    await refuseQueueModeMismatch((sql, params) => this.database.dataSource.query(sql, params), this.settings.QUEUE_MODE);
     await this.refuseNewerSchema();
     if (!this.config.runMigrations) {
       if (await holdsRelease01Schema(this.database.dataSource, MIGRATIONS_TABLE)) {
@@ -160,6 +164,7 @@ export class MigrationsService implements OnModuleInit {
       await lockRunner.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
       // Again under the lock: a newer instance may have migrated meanwhile.
       await this.refuseNewerSchema();
+      if (this.settings.QUEUE_MODE === 'citus') await this.provisionCitusPartition(dataSource);
       // Before TypeORM looks for its migrations table in the schema. Only when
       // missing: CREATE SCHEMA IF NOT EXISTS needs the CREATE right on the database even then.
       const [{ exists }]: { exists: boolean }[] = await dataSource.query('SELECT to_regnamespace(quote_ident($1)) IS NOT NULL AS exists', [this.schema]);
@@ -185,6 +190,23 @@ export class MigrationsService implements OnModuleInit {
       await lockRunner.rollbackTransaction().catch(() => undefined);
       await lockRunner.release();
     }
+  }
+
+  /**
+   * Citus mode: makes the queue's schema a partition placed on one node the
+   * first time (provisionCitusPartition: migrated as plain PostgreSQL, then
+   * distributed), under the migration lock. A partition already distributed
+   * is left to the usual path: its migrations and definitions are applied
+   * (nothing pending on the release that made it).
+   */
+  private async provisionCitusPartition(dataSource: DataSource): Promise<void> {
+    const [{ found }]: { found: boolean }[] = await dataSource.query(
+      'SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_schema WHERE schemaid = to_regnamespace(quote_ident($1))) AS found',
+      [this.schema],
+    );
+    if (found) return;
+    const made = await provisionCitusPartition(this.database.url, this.schema, this.settings.CITUS_PARTITIONS);
+    this.logger.log(`Made partition ${made.schema} of the queue on Citus node ${made.node} (${made.functions} functions distributed)`);
   }
 
   /**

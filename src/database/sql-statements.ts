@@ -16,8 +16,10 @@ export interface SqlStatement {
  * double-quoted identifiers, dollar-quoted bodies (`$$`, `$function$`, any
  * `$tag$`) and `--` / nested `/* *\/` comments, as PostgreSQL's own lexer
  * does. A function body full of semicolons is one statement. Used to read the
- * released migrations' definitions back (released-definitions.ts), never to
- * run a script piecewise: migrations run whole.
+ * released migrations' definitions back (released-definitions.ts), and to run
+ * a migration file one statement at a time (sql-file-migration.ts: Citus
+ * forwards some DDL's text to other nodes as one prepared statement, which
+ * refuses several commands).
  *
  * @param script the text of a `.sql` file.
  * @returns its statements in order; text after the last semicolon that holds

@@ -1371,6 +1371,28 @@ BEGIN
 END $function$
 ;
 
+CREATE OR REPLACE FUNCTION action_queue.aq_enqueue(p_type text, p_payload jsonb DEFAULT '{}'::jsonb, p_lock_id bigint DEFAULT NULL::bigint, p_group_key text DEFAULT NULL::text, p_run_at timestamp with time zone DEFAULT NULL::timestamp with time zone)
+ RETURNS TABLE(queue_schema text, action_id bigint)
+ LANGUAGE plpgsql
+ SET search_path TO 'action_queue'
+AS $function$
+DECLARE
+  v_partitions integer := nullif(current_setting('aq.citus_partitions', true), '')::integer;
+  v_prefix text := nullif(current_setting('aq.citus_prefix', true), '');
+  v_group text := coalesce(p_group_key, p_lock_id::text);
+  v_schema text := current_schema();
+BEGIN
+  IF v_partitions IS NOT NULL AND v_prefix IS NOT NULL THEN
+    v_schema := v_prefix || '_p' || CASE WHEN v_group IS NULL THEN floor(random() * v_partitions)::integer ELSE aq_partition_of(v_group, v_partitions) END;
+  END IF;
+  RETURN QUERY EXECUTE format(
+    'INSERT INTO %I.actions (type, payload, lock_id, group_key, run_at) VALUES ($1, $2, $3, $4, coalesce($5, now())) RETURNING %L::text, id',
+    v_schema, v_schema)
+    USING p_type, p_payload, p_lock_id, p_group_key, p_run_at;
+END
+$function$
+;
+
 CREATE OR REPLACE FUNCTION action_queue.aq_finish_attempts(p_worker text, p_ids bigint[], p_attempts integer[], p_next_status text[], p_results jsonb[], p_errors text[], p_stacks text[], p_delays_ms integer[], p_outcomes text[], p_charges integer[], p_types text[], p_caps integer[], p_lease_ms integer, p_claim_limit integer, p_chunk_of bigint[] DEFAULT '{}'::bigint[], p_chunk_types text[] DEFAULT '{}'::text[], p_chunk_max integer[] DEFAULT '{}'::integer[])
  RETURNS TABLE(kind text, leased aq_leased_action)
  LANGUAGE plpgsql
@@ -1895,6 +1917,14 @@ BEGIN
   PERFORM nextval('actions_late_heads_seq');
   RETURN NULL;
 END $function$
+;
+
+CREATE OR REPLACE FUNCTION action_queue.aq_partition_of(p_group text, p_partitions integer)
+ RETURNS integer
+ LANGUAGE sql
+ IMMUTABLE PARALLEL SAFE STRICT
+ SET search_path TO 'action_queue'
+AS $function$ SELECT (('x' || left(md5(p_group), 8))::bit(32)::bigint % p_partitions)::integer $function$
 ;
 
 CREATE OR REPLACE FUNCTION action_queue.aq_pause(p_scope text, p_type text, p_lock_id bigint, p_reason text DEFAULT NULL::text, p_for_ms bigint DEFAULT NULL::bigint)

@@ -38,7 +38,9 @@ export type { PostgresBinaries, PostgresBinariesOptions } from './postgres-binar
 export { supervise } from './supervisor';
 export type { Supervisor } from './supervisor';
 export type { ServiceProcess, ServiceProcessOptions, TimedLine } from './service-process';
-export { startTestApp, waitFor } from './test-app';
+export { launchTestApp, startTestApp, waitFor } from './test-app';
+export { citusInstalled, startCitusCluster } from './citus-cluster';
+export type { CitusCluster, CitusNode } from './citus-cluster';
 export type { TestApp } from './test-app';
 export { cloneTestDatabase, createEmptyTestDatabase, TEST_SERVER_URL } from './test-database';
 export type { TestDatabase, TestDatabaseOptions } from './test-database';

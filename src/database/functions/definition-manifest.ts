@@ -73,4 +73,6 @@ export const DEFINITION_MANIFEST: readonly string[] = [
   'aq_actions_before_insert',
   'aq_lease_chunk_members',
   'aq_finish_attempts',
+  'aq_partition_of',
+  'aq_enqueue',
 ];

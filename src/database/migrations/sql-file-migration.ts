@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { MigrationInterface, QueryRunner } from 'typeorm';
 import { LIFT_DBA_SESSION_LIMITS } from '../dba-session-limits';
 import { DEFAULT_QUEUE_SCHEMA } from '../queue-schema';
+import { splitSqlStatements } from '../sql-statements';
 
 /** Folder of the numbered `.sql` migration files (copied next to the compiled code by `npm run build`). */
 export const SQL_MIGRATIONS_DIR = join(__dirname, '..', 'sql');
@@ -14,6 +15,10 @@ export const SQL_MIGRATIONS_DIR = join(__dirname, '..', 'sql');
  * runs with its transaction's search_path set to exactly the queue's schema
  * (the DataSource's `schema` option, default `public`), so a function it
  * creates with `SET search_path FROM CURRENT` is pinned to that schema.
+ * The file's statements are sent one at a time (splitSqlStatements), in the
+ * one transaction: a Citus coordinator forwards the text of some DDL to the
+ * other nodes as a prepared statement, and a whole file there failed with
+ * "cannot insert multiple commands into a prepared statement".
  *
  * @param timestamp TypeORM's ordering key (ms since epoch, 13 digits).
  * @param name what the migration does, e.g. `CreateTables`.
@@ -39,7 +44,9 @@ export function sqlFileMigration(
     // A DBA's statement_timeout or lock_timeout would cancel it at every start-up (dba-session-limits.ts).
     await queryRunner.query(LIFT_DBA_SESSION_LIMITS);
     if (direction === 'down') await options.beforeDown?.(queryRunner);
-    await queryRunner.query(readFileSync(join(SQL_MIGRATIONS_DIR, `${file}.${direction}.sql`), 'utf8'));
+    for (const statement of splitSqlStatements(readFileSync(join(SQL_MIGRATIONS_DIR, `${file}.${direction}.sql`), 'utf8'))) {
+      await queryRunner.query(statement.sql);
+    }
   };
   const migration = class implements MigrationInterface {
     name = migrationName;
