@@ -385,4 +385,20 @@ describe('per-group state (ctx.groupState)', () => {
       await app.close();
     }
   });
+
+  it('answers 413 for a state over MAX_RESPONSE_BYTES, naming its size and the SQL that reads it, and serves a JSON null state', async () => {
+    const { app, url } = await startTestApp(db.url, { WORKER_ENABLED: 'false', MAX_RESPONSE_BYTES: '65536' }, [EffectModule]);
+    try {
+      await c.query(
+        `INSERT INTO action_group_states (lock_id, state, version) VALUES (91, jsonb_build_object('pad', repeat('x', 120000)), 1), (92, 'null', 1)`,
+      );
+      const refused = await request(url).get('/groups/91/state').expect(413);
+      expect(refused.body.message).toMatch(
+        /^the state of group 91 is 120011 bytes as JSON, over MAX_RESPONSE_BYTES \(65536\); read it with SQL: SELECT state FROM action_group_states WHERE lock_id = 91$/,
+      );
+      expect((await request(url).get('/groups/92/state').expect(200)).body).toMatchObject({ state: null, version: 1 });
+    } finally {
+      await app.close();
+    }
+  });
 });

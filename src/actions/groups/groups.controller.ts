@@ -1,5 +1,14 @@
 import { Controller, Delete, Get, HttpCode, HttpStatus, Param, Query, UseInterceptors, UsePipes } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBadRequestResponse,
+  ApiNoContentResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiPayloadTooLargeResponse,
+  ApiTags,
+} from '@nestjs/swagger';
 import { DatabaseUnavailableInterceptor } from '../../http/database-unavailable.interceptor';
 import { DeepJsonInterceptor } from '../../http/deep-json.interceptor';
 import { JsonBodyInterceptor } from '../../http/json-body.interceptor';
@@ -49,6 +58,7 @@ export class GroupsController {
   @ApiOkResponse({ type: GroupHandlerStateResponseDto })
   @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'groupKey is not a valid group key' })
   @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'The key was never used, or its group has no state' })
+  @ApiPayloadTooLargeResponse({ type: ErrorResponseDto, description: 'The state is over MAX_RESPONSE_BYTES (the message says how to read it with SQL)' })
   stateByKey(@Param('groupKey') groupKey: string): Promise<GroupHandlerStateResource> {
     return this.handlerState.getByKey(groupKey);
   }
@@ -99,6 +109,7 @@ export class GroupsController {
   @ApiOkResponse({ type: GroupHandlerStateResponseDto })
   @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'lockId is not a signed 64-bit integer' })
   @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'The group has no state' })
+  @ApiPayloadTooLargeResponse({ type: ErrorResponseDto, description: 'The state is over MAX_RESPONSE_BYTES (the message says how to read it with SQL)' })
   handlerStateOf(@Param('lockId') lockId: string): Promise<GroupHandlerStateResource> {
     return this.handlerState.get(lockId);
   }

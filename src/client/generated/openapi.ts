@@ -2784,6 +2784,15 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponseDto'];
         };
       };
+      /** @description The state is over MAX_RESPONSE_BYTES (the message says how to read it with SQL) */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
     };
   };
   GroupsController_deleteStateByKey: {
@@ -3039,6 +3048,15 @@ export interface operations {
       };
       /** @description The group has no state */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponseDto'];
+        };
+      };
+      /** @description The state is over MAX_RESPONSE_BYTES (the message says how to read it with SQL) */
+      413: {
         headers: {
           [name: string]: unknown;
         };
