@@ -11,14 +11,14 @@ interface PauseOptions extends CommonOptions, PauseTargetOptions {
 }
 
 /**
- * `pause --queue | --type <type> | --lock-id <id> | --group-key <key>
+ * `pause --queue | --type <type> | --lock-id <id> | --group-key <key> | --tenant <tenant>
  * [--reason <text>] [--for-ms <ms>]`: what `POST /pauses` does
  * (PausesService, with the route's validation). The JSON document is the
  * pause as the route answers it.
  */
 export function registerPauseCommand(program: Command): void {
   const command = addPauseTargetOptions(
-    program.command('pause').description('pause the queue, an action type or a group: enqueue goes on, nothing paused is claimed'),
+    program.command('pause').description('pause the queue, an action type, a group or a tenant: enqueue goes on, nothing paused is claimed'),
     'pause',
   )
     .option('--reason <text>', 'why, shown in GET /pauses')

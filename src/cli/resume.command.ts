@@ -6,17 +6,18 @@ import { addPauseTargetOptions, describePauseTarget, pauseTargetOf, PauseTargetO
 
 /** The JSON document of `resume`. */
 export interface ResumeResult {
-  /** The command line names the queue, a type or a group (a tenant through REST or SQL only). */
+  /** The queue, a type, a group or a tenant. */
   scope: PauseScope;
   type: string | null;
   lockId: string | null;
   groupKey: string | null;
+  tenant: string | null;
   /** Whether the target was paused (false: nothing changed). */
   resumed: boolean;
 }
 
 /**
- * `resume --queue | --type <type> | --lock-id <id> | --group-key <key>`:
+ * `resume --queue | --type <type> | --lock-id <id> | --group-key <key> | --tenant <tenant>`:
  * ends the pause of a target, named as `pause` names it (the psql functions'
  * `aq_resume`); every instance claims what it held back at once. A target
  * that was not paused is not an error (`resumed: false`).
@@ -34,6 +35,7 @@ export function registerResumeCommand(program: Command): void {
           type: target.type ?? null,
           lockId: target.lockId ?? null,
           groupKey: target.groupKey ?? null,
+          tenant: target.tenant ?? null,
           resumed,
         };
         const what = describePauseTarget(target);

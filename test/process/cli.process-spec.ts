@@ -117,7 +117,7 @@ describe('command line', () => {
       await c.query(`DELETE FROM actions WHERE type = 'cli.status'`);
     }, 30_000);
 
-    it('pauses and resumes a type, a group by lock id, a group by key and the whole queue, as the pauses REST does', async () => {
+    it('pauses and resumes a type, a group by lock id, a group by key, the whole queue and a tenant, as the pauses REST does', async () => {
       const c = await db.connect();
       const paused = async () =>
         (await c.query<{ scope: string; type: string | null; lock_id: string | null }>(`SELECT scope, type, lock_id::text FROM action_pauses ORDER BY id`))
@@ -148,6 +148,17 @@ describe('command line', () => {
       // Resuming what is not paused changes nothing and is no error.
       const again = await cli(['resume', '--type', 'invoice.send'], env());
       expect(again).toMatchObject({ code: 0, stdout: 'Type invoice.send was not paused; nothing changed.\n' });
+
+      // A tenant (docs/tenants.md).
+      const tenant = await cli(['pause', '--tenant', 'acme', '--json'], env());
+      expect(tenant).toMatchObject({ code: 0, stderr: '' });
+      expect(jsonOf(tenant)).toMatchObject({ scope: 'tenant', tenant: 'acme' });
+      expect(await paused()).toEqual([{ scope: 'tenant', type: null, lock_id: null }]);
+      expect(await cli(['resume', '--tenant', 'acme'], env())).toMatchObject({ code: 0, stdout: 'Resumed tenant acme.\n' });
+      expect(await paused()).toEqual([]);
+      const badTenant = await cli(['pause', '--tenant', 'no spaces'], env());
+      expect(badTenant).toMatchObject({ code: 2, stdout: '' });
+      expect(badTenant.stderr).toMatch(/^--tenant must be/);
     }, 60_000);
 
     it('retry and cancel by filter are dry runs unless --apply, and record the CLI as the actor', async () => {
