@@ -12,6 +12,7 @@ import type { ActionStatus, FailurePolicy } from '../vocabulary';
  */
 @Entity({ name: 'actions' })
 @Index('actions_claimable_idx', ['runAt', 'id'], { where: "is_head AND status = 'pending' AND NOT quarantined" })
+@Index('actions_tenant_claimable_idx', ['tenant', 'runAt', 'id'], { where: "is_head AND status = 'pending' AND NOT quarantined" })
 @Index('actions_quarantined_idx', ['runAt', 'id'], { where: "is_head AND status = 'pending' AND quarantined" })
 @Index('actions_group_holding_idx', ['lockId', 'id'], { where: 'holds_group AND lock_id IS NOT NULL' })
 @Index('actions_running_idx', ['id'], { where: "status = 'running'" })
