@@ -10,6 +10,7 @@ import { LeaseTiming } from '../instance/lease-timing';
 import { LEASE_TIMING } from '../instance/lease-timing.token';
 import { monotonicNow } from '../instance/monotonic-clock';
 import { FINISH_CHUNKS_SQL, FINISH_CHUNKS_TRACED_SQL, FinishAttemptsRow } from '../sql/finish-attempts.sql';
+import { fillLateTraceparents } from '../sql/leased-action.sql';
 import { tracingEnabled } from '../../tracing/tracing-enabled';
 import { groupIntoUnits, LeasedUnit } from '../instance/leased-units';
 import { WORKER_ID } from '../instance/worker-id.token';
@@ -257,6 +258,11 @@ export class AttemptFinisher {
       this.slots.settle(grant, 0, null);
       throw error;
     }
+    if (tracingEnabled())
+      await fillLateTraceparents(
+        rows.filter((r) => r.kind === 'claimed'),
+        (text, values) => this.pool.query(text, values),
+      );
     const recorded = new Set<string>();
     const deferred = new Set<string>();
     const taken = [];

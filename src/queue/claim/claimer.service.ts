@@ -9,6 +9,7 @@ import { LeaseTiming } from '../instance/lease-timing';
 import { LEASE_TIMING } from '../instance/lease-timing.token';
 import { monotonicNow } from '../instance/monotonic-clock';
 import { CLAIM_CHUNKS_SQL, CLAIM_CHUNKS_TRACED_SQL, NEXT_DUE_SQL } from '../sql/claim-actions.sql';
+import { fillLateTraceparents } from '../sql/leased-action.sql';
 import { QueueSpans } from '../../tracing/queue-spans';
 import { tracingEnabled } from '../../tracing/tracing-enabled';
 import { LeasedActionRow } from '../sql/leased-action.sql';
@@ -96,7 +97,10 @@ export class ClaimerService {
       chunking.max,
     ]);
     this.metrics.claimSeconds((monotonicNow() - sentAt) / 1000);
-    if (traced) this.spans.recordClaim(rows, startTime);
+    if (traced) {
+      await fillLateTraceparents(rows, (text, values) => this.pool.query(text, values));
+      this.spans.recordClaim(rows, startTime);
+    }
     return { rows, sentAt };
   }
 

@@ -48,3 +48,34 @@ export interface LeasedActionRow {
   /** The enqueuer's trace context; read only while tracing is enabled (absent otherwise). */
   traceparent?: string | null;
 }
+
+/**
+ * The stored trace context of actions a traced statement returned without
+ * one. Its `traceparent` column reads the row with the outer statement's
+ * snapshot, taken before the claim function ran: an action whose insert
+ * committed in between is leased (the function's own statements see it) but
+ * read without its context. Parameter: `$1::bigint[]` action ids.
+ */
+const LATE_TRACEPARENTS_SQL = `SELECT a.id::text AS id, a.traceparent FROM actions AS a WHERE a.id = ANY($1::bigint[]) AND a.traceparent IS NOT NULL`;
+
+/**
+ * Fills in `traceparent` of the rows a traced statement returned without one
+ * (see LATE_TRACEPARENTS_SQL): one primary-key read, only when such rows
+ * exist. Never rejects: a failed read leaves those rows without a context.
+ * @param rows leased rows of a traced statement; changed in place.
+ * @param query runs a statement with parameters.
+ */
+export async function fillLateTraceparents(
+  rows: { id: string; traceparent?: string | null }[],
+  query: (text: string, values: unknown[]) => Promise<{ rows: { id: string; traceparent: string }[] }>,
+): Promise<void> {
+  const missing = rows.filter((r) => r.traceparent == null);
+  if (missing.length === 0) return;
+  // Best effort: the rows are leased already, so a failed read leaves them untraced rather than lost.
+  const found = await query(LATE_TRACEPARENTS_SQL, [missing.map((r) => r.id)]).then(
+    (result) => result.rows,
+    () => [],
+  );
+  const byId = new Map(found.map((r) => [r.id, r.traceparent]));
+  for (const r of missing) r.traceparent = byId.get(r.id) ?? r.traceparent;
+}
